@@ -1,0 +1,328 @@
+//! The note data model shared by every `indexer` crate.
+//!
+//! A [`Note`] is one self-contained unit of evidence: a chunk of running text, or a figure or
+//! table with its caption, nearby text and the crop of its region. Notes come from one
+//! [`ParsedDocument`] each; [`Link`]s between notes form the note graph that selectors such as
+//! personalised PageRank use.
+//!
+//! ```
+//! use indexer_notes::{Note, NoteKind, note_id};
+//! let id = note_id("papers/a.pdf", NoteKind::Text, 3);
+//! assert_eq!(id, "papers/a.pdf#t3");
+//! let note = Note::new(id, "papers/a.pdf", NoteKind::Text, "Some running text.");
+//! assert_eq!(note.page, None);
+//! ```
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// What a note is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NoteKind {
+    /// A chunk of running text.
+    Text,
+    /// A figure (vector graphic, raster image, chart) with its caption and context.
+    Figure,
+    /// A table with its caption, cell text and context.
+    Table,
+}
+
+impl NoteKind {
+    pub const ALL: [NoteKind; 3] = [NoteKind::Text, NoteKind::Figure, NoteKind::Table];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NoteKind::Text => "text",
+            NoteKind::Figure => "figure",
+            NoteKind::Table => "table",
+        }
+    }
+
+    /// The one-letter tag used inside note ids.
+    pub fn tag(self) -> char {
+        match self {
+            NoteKind::Text => 't',
+            NoteKind::Figure => 'f',
+            NoteKind::Table => 'b',
+        }
+    }
+}
+
+impl fmt::Display for NoteKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for NoteKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "text" => Ok(NoteKind::Text),
+            "figure" => Ok(NoteKind::Figure),
+            "table" => Ok(NoteKind::Table),
+            other => Err(format!(
+                "unknown note kind {other:?}: expected text, figure or table"
+            )),
+        }
+    }
+}
+
+/// A rectangle in PDF points on one page, in PDF user space: origin at the bottom-left corner
+/// of the page, y grows upwards (`bottom < top`). The same convention pdfium uses, so boxes
+/// read off pdfium need no conversion and a crop is `points_to_pixels` of the box.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct BBox {
+    pub left: f32,
+    pub bottom: f32,
+    pub right: f32,
+    pub top: f32,
+}
+
+impl BBox {
+    pub fn new(left: f32, bottom: f32, right: f32, top: f32) -> BBox {
+        BBox {
+            left,
+            bottom,
+            right,
+            top,
+        }
+    }
+    pub fn width(&self) -> f32 {
+        self.right - self.left
+    }
+    pub fn height(&self) -> f32 {
+        self.top - self.bottom
+    }
+    pub fn area(&self) -> f32 {
+        self.width().max(0.0) * self.height().max(0.0)
+    }
+    /// The smallest box holding both.
+    pub fn union(&self, o: &BBox) -> BBox {
+        BBox {
+            left: self.left.min(o.left),
+            bottom: self.bottom.min(o.bottom),
+            right: self.right.max(o.right),
+            top: self.top.max(o.top),
+        }
+    }
+    /// Whether `o` lies inside this box, allowing `slack` points on every side.
+    pub fn contains(&self, o: &BBox, slack: f32) -> bool {
+        o.left >= self.left - slack
+            && o.right <= self.right + slack
+            && o.bottom >= self.bottom - slack
+            && o.top <= self.top + slack
+    }
+}
+
+/// Why two notes are linked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LinkKind {
+    /// Consecutive text chunks of one document.
+    Adjacent,
+    /// A figure or table note and the text chunk that holds its caption or surrounds it.
+    Caption,
+    /// An explicit reference in the text ("Figure 3", "Table II") resolved to its target.
+    Reference,
+    /// Notes on the same page.
+    SamePage,
+}
+
+/// A directed link from the note that holds it to `target` (a note id). Selectors that need an
+/// undirected graph symmetrise it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Link {
+    pub target: String,
+    pub kind: LinkKind,
+}
+
+/// One unit of evidence. Field meanings follow `DESIGN.md` section 3.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Note {
+    /// Stable id: `DOC#<kind tag><ordinal>` (see [`note_id`]); unique in an index.
+    pub id: String,
+    /// The document id: the file's path relative to the ingest root, with `/` separators.
+    pub doc: String,
+    /// 1-based page number for paged documents (PDF); `None` for Markdown, HTML and text.
+    pub page: Option<u32>,
+    /// Boxes on `page` in PDF points (empty for unpaged documents).
+    #[serde(default)]
+    pub bbox: Vec<BBox>,
+    pub kind: NoteKind,
+    /// The text that is embedded and indexed: a chunk's text, or for a figure/table its
+    /// caption, the text inside its region and nearby text.
+    pub text: String,
+    /// The caption of a figure or table.
+    #[serde(default)]
+    pub caption: Option<String>,
+    /// About +-1000 words of running text around a figure or table.
+    #[serde(default)]
+    pub context: Option<String>,
+    /// A short extractive summary.
+    #[serde(default)]
+    pub summary: String,
+    /// Keywords (TF-IDF within the document).
+    #[serde(default)]
+    pub keywords: Vec<String>,
+    /// The heading path of the section the note is in, outermost first.
+    #[serde(default)]
+    pub section: Vec<String>,
+    /// The image of a figure or table: for PDFs the crop PNG, relative to the crop folder the
+    /// caller gave the parser; for Markdown/HTML the referenced image as written in the source.
+    #[serde(default)]
+    pub image: Option<String>,
+    #[serde(default)]
+    pub links: Vec<Link>,
+}
+
+impl Note {
+    /// A note with the required fields set and everything else empty.
+    pub fn new(
+        id: impl Into<String>,
+        doc: impl Into<String>,
+        kind: NoteKind,
+        text: impl Into<String>,
+    ) -> Note {
+        Note {
+            id: id.into(),
+            doc: doc.into(),
+            page: None,
+            bbox: Vec::new(),
+            kind,
+            text: text.into(),
+            caption: None,
+            context: None,
+            summary: String::new(),
+            keywords: Vec::new(),
+            section: Vec::new(),
+            image: None,
+            links: Vec::new(),
+        }
+    }
+}
+
+/// The stable id of the `ordinal`-th note of `kind` in document `doc`.
+pub fn note_id(doc: &str, kind: NoteKind, ordinal: usize) -> String {
+    format!("{doc}#{}{ordinal}", kind.tag())
+}
+
+/// A problem with part of a document that did not stop its parsing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Warning {
+    /// 1-based page, if the problem is on one page.
+    pub page: Option<u32>,
+    pub message: String,
+}
+
+/// Everything parsed from one file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ParsedDocument {
+    /// Document id (relative path with `/`).
+    pub doc: String,
+    /// sha256 of the file's bytes, lowercase hex.
+    pub hash: String,
+    /// Title, when the document has one (PDF metadata, first heading, HTML title).
+    pub title: Option<String>,
+    /// Number of pages (1 for unpaged documents).
+    pub pages: u32,
+    /// Pages that have no text layer (1-based).
+    #[serde(default)]
+    pub pages_without_text: Vec<u32>,
+    pub notes: Vec<Note>,
+    #[serde(default)]
+    pub warnings: Vec<Warning>,
+}
+
+/// sha256 of bytes as lowercase hex: the content hash of a file.
+pub fn content_hash(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(bytes);
+    let mut s = String::with_capacity(64);
+    for b in digest {
+        use std::fmt::Write;
+        let _ = write!(s, "{b:02x}");
+    }
+    s
+}
+
+/// Counts encoder tokens of a text. The chunker sizes chunks with it; the encoder crate
+/// supplies the real one, tests may supply a word counter.
+pub trait TokenCounter: Send + Sync {
+    fn count_tokens(&self, text: &str) -> usize;
+}
+
+/// Counts whitespace-separated words: a stand-in token counter for tests and for the
+/// character-based chunking mode.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WordCounter;
+
+impl TokenCounter for WordCounter {
+    fn count_tokens(&self, text: &str) -> usize {
+        text.split_whitespace().count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_round_trip_through_strings_and_json() {
+        for k in NoteKind::ALL {
+            assert_eq!(k.as_str().parse::<NoteKind>().unwrap(), k);
+            assert_eq!(serde_json::to_string(&k).unwrap(), format!("\"{k}\""));
+        }
+        assert!(
+            "chart"
+                .parse::<NoteKind>()
+                .unwrap_err()
+                .contains("text, figure or table")
+        );
+    }
+
+    #[test]
+    fn note_json_round_trip_and_defaults() {
+        let mut n = Note::new(
+            note_id("a/b.pdf", NoteKind::Figure, 2),
+            "a/b.pdf",
+            NoteKind::Figure,
+            "Figure 2: x",
+        );
+        n.page = Some(4);
+        n.bbox.push(BBox::new(10.0, 20.0, 110.0, 220.0));
+        n.links.push(Link {
+            target: "a/b.pdf#t1".into(),
+            kind: LinkKind::Caption,
+        });
+        let json = serde_json::to_string(&n).unwrap();
+        assert!(json.contains("\"kind\":\"figure\""));
+        assert!(json.contains("\"kind\":\"caption\""));
+        assert_eq!(serde_json::from_str::<Note>(&json).unwrap(), n);
+        let minimal: Note = serde_json::from_str(
+            r#"{"id":"x#t0","doc":"x","page":null,"kind":"text","text":"hi"}"#,
+        )
+        .unwrap();
+        assert_eq!(minimal, Note::new("x#t0", "x", NoteKind::Text, "hi"));
+    }
+
+    #[test]
+    fn bbox_geometry() {
+        let a = BBox::new(0.0, 0.0, 10.0, 5.0);
+        let b = BBox::new(5.0, -5.0, 20.0, 2.0);
+        assert_eq!(a.area(), 50.0);
+        assert_eq!(a.union(&b), BBox::new(0.0, -5.0, 20.0, 5.0));
+        assert!(a.union(&b).contains(&a, 0.0));
+        assert!(!a.contains(&b, 0.0));
+        assert!(a.contains(&BBox::new(-1.0, 0.0, 10.0, 5.0), 1.0));
+    }
+
+    #[test]
+    fn content_hash_is_sha256_hex() {
+        assert_eq!(
+            content_hash(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+}
