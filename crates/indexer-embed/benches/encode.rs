@@ -1,0 +1,98 @@
+//! Encoder throughput and query latency on real text: chunks of 200 words cut from the SciFact
+//! abstracts (`../shared/eval/beir/scifact/corpus.jsonl` from the project root), embedded with
+//! 1 and 2 intra-op threads, and the latency of one query (a SciFact claim).
+//!
+//! Targets (issue 5): at least 11 chunks/s per thread, 2 threads at least 1.7x one thread on
+//! an idle machine, one query under 15 ms.
+//!
+//! `cargo bench -p indexer-embed --bench encode`
+
+use std::hint::black_box;
+use std::path::Path;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use indexer_embed::{Encoder, OnnxEncoder};
+use indexer_runtime::{DEFAULT_MODEL, Runtime};
+
+const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+const SCIFACT: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../../shared/eval/beir/scifact"
+);
+/// Chunks per measured call: one ingest batch.
+const CHUNKS: usize = 32;
+const WORDS_PER_CHUNK: usize = 200;
+
+fn runtime() -> Runtime {
+    match std::env::var_os(indexer_runtime::RUNTIME_ENV).filter(|v| !v.is_empty()) {
+        Some(dir) => Runtime::at(dir),
+        None => Runtime::at(Path::new(ROOT).join(".runtime")),
+    }
+}
+
+fn encoder(threads: usize) -> OnnxEncoder {
+    let rt = runtime();
+    let build = || {
+        OnnxEncoder::builder(&rt.model_dir(DEFAULT_MODEL)?)
+            .runtime_library(rt.onnxruntime_library()?)
+            .intra_threads(threads)
+            .build()
+    };
+    build().unwrap_or_else(|e: indexer_embed::Error| {
+        panic!("{e}\nhint: {}", e.hint().unwrap_or("run tools/setup"))
+    })
+}
+
+/// Consecutive 200-word chunks of the abstracts, the way the chunker cuts running text.
+fn chunks() -> Vec<String> {
+    let path = format!("{SCIFACT}/corpus.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {path}: {e}"));
+    let mut words: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let body = v["text"].as_str().unwrap_or_default();
+        words.extend(body.split_whitespace().map(str::to_string));
+        if words.len() >= CHUNKS * WORDS_PER_CHUNK {
+            break;
+        }
+    }
+    words
+        .chunks(WORDS_PER_CHUNK)
+        .take(CHUNKS)
+        .map(|w| w.join(" "))
+        .collect()
+}
+
+fn bench(c: &mut Criterion) {
+    let chunks = chunks();
+    let refs: Vec<&str> = chunks.iter().map(String::as_str).collect();
+    let claim = "1,000 genomes project enables mapping of genetic sequence variation consisting of rare variants with larger penetrance effects than common variants.";
+
+    let mut g = c.benchmark_group("chunks_200_words");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(CHUNKS as u64));
+    for threads in [1, 2] {
+        let enc = encoder(threads);
+        let truncated = enc.embed_documents(&refs).unwrap().truncated;
+        eprintln!(
+            "{threads} thread(s): {CHUNKS} chunks of {WORDS_PER_CHUNK} words, {truncated} truncated at {} tokens",
+            enc.manifest().max_tokens
+        );
+        g.bench_function(format!("intra_threads_{threads}"), |b| {
+            b.iter(|| black_box(enc.embed_documents(black_box(&refs)).unwrap()))
+        });
+    }
+    g.finish();
+
+    let mut g = c.benchmark_group("query");
+    for threads in [1, 2] {
+        let enc = encoder(threads);
+        g.bench_function(format!("intra_threads_{threads}"), |b| {
+            b.iter(|| black_box(enc.embed_query(black_box(claim)).unwrap()))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
