@@ -1,0 +1,543 @@
+//! Figures and tables: graphics on a page, captions, their pairing, and the crops.
+//!
+//! Most figures in real PDFs are not images but hundreds of vector paths or form XObjects,
+//! and most tables are a few thin horizontal rules. So graphics are grouped geometrically
+//! (paths within [`GROUP_GAP`] of each other, rules of one width), captions are found by their
+//! label, and each caption takes the nearest free graphic above, below or beside it.
+
+use crate::elements::{LineRole, PageElements, Region, TextLine};
+use crate::error::{Error, Result};
+use crate::notes::label_number;
+use crate::pdf::{CropSpec, LARGE_PAGE_PT};
+use indexer_notes::{BBox, NoteKind, Warning};
+use pdfium_render::prelude::*;
+
+/// Paths closer than this (points) belong to one graphic.
+const GROUP_GAP: f32 = 4.0;
+/// A region grows to graphics and short label lines this close (points).
+const GROW_GAP: f32 = 14.0;
+/// Objects covering this share of the page are backgrounds.
+const BACKGROUND_SHARE: f32 = 0.97;
+/// The farthest a caption may sit from its graphic (points).
+const MAX_CAPTION_GAP: f32 = 120.0;
+/// Crops never exceed this many pixels on a side.
+const MAX_RENDER_PX: f32 = 6000.0;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum GraphicKind {
+    Shape,
+    Image,
+    /// A thin horizontal line (table rules; also 1x1 images stretched into rules).
+    Rule,
+}
+
+/// A drawn thing on a page: a vector path, an image, a shading or a form XObject.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Graphic {
+    pub bbox: BBox,
+    pub kind: GraphicKind,
+}
+
+fn clip(b: BBox, w: f32, h: f32) -> Option<BBox> {
+    let c = BBox::new(
+        b.left.max(0.0),
+        b.bottom.max(0.0),
+        b.right.min(w),
+        b.top.min(h),
+    );
+    (c.right >= c.left && c.top >= c.bottom).then_some(c)
+}
+
+/// Collects the graphics of a page, dropping backgrounds and invisible specks.
+pub(crate) fn collect_graphics(page: &PdfPage, w: f32, h: f32) -> Vec<Graphic> {
+    let mut out = Vec::new();
+    let page_area = (w * h).max(1.0);
+    for obj in page.objects().iter() {
+        let kind = match obj.object_type() {
+            PdfPageObjectType::Path
+            | PdfPageObjectType::Shading
+            | PdfPageObjectType::XObjectForm => GraphicKind::Shape,
+            PdfPageObjectType::Image => GraphicKind::Image,
+            _ => continue,
+        };
+        let Ok(q) = obj.bounds() else { continue };
+        let raw = BBox::new(
+            q.left().value,
+            q.bottom().value,
+            q.right().value,
+            q.top().value,
+        );
+        let Some(b) = clip(raw, w, h) else { continue };
+        if b.area() >= BACKGROUND_SHARE * page_area {
+            continue;
+        }
+        let thin = b.height() <= 1.5 || b.width() <= 1.5;
+        let mut kind = kind;
+        if kind == GraphicKind::Image {
+            let px = obj
+                .as_image_object()
+                .and_then(|i| Some((i.width().ok()?, i.height().ok()?)));
+            let tiny_px = px.is_some_and(|(pw, ph)| pw <= 2 || ph <= 2);
+            if tiny_px || b.height() < 3.0 || b.width() < 3.0 {
+                kind = GraphicKind::Rule;
+            }
+        } else if thin {
+            kind = GraphicKind::Rule;
+        }
+        if kind == GraphicKind::Rule {
+            // Only horizontal rules matter (tables); vertical ones join shapes.
+            if b.width() < 20.0 || b.height() > 3.0 {
+                if b.height() >= 20.0 {
+                    out.push(Graphic {
+                        bbox: b,
+                        kind: GraphicKind::Shape,
+                    });
+                }
+                continue;
+            }
+        } else if b.width() < 2.0 && b.height() < 2.0 {
+            continue;
+        }
+        out.push(Graphic { bbox: b, kind });
+    }
+    out
+}
+
+fn near(a: &BBox, b: &BBox, gap: f32) -> bool {
+    a.left - gap <= b.right
+        && b.left - gap <= a.right
+        && a.bottom - gap <= b.top
+        && b.bottom - gap <= a.top
+}
+
+/// Graphic blocks: shapes and images grouped by proximity, rules grouped by equal extent.
+pub(crate) fn blocks(graphics: &[Graphic]) -> Vec<BBox> {
+    let mut clusters: Vec<BBox> = Vec::new();
+    for g in graphics.iter().filter(|g| g.kind != GraphicKind::Rule) {
+        let mut b = g.bbox;
+        // Merge every cluster this graphic touches, until nothing changes.
+        loop {
+            let before = clusters.len();
+            clusters.retain(|c| {
+                if near(c, &b, GROUP_GAP) {
+                    b = b.union(c);
+                    false
+                } else {
+                    true
+                }
+            });
+            if clusters.len() == before {
+                break;
+            }
+        }
+        clusters.push(b);
+    }
+    let mut rules: Vec<BBox> = graphics
+        .iter()
+        .filter(|g| g.kind == GraphicKind::Rule)
+        .map(|g| g.bbox)
+        .collect();
+    rules.sort_by(|a, b| b.top.total_cmp(&a.top));
+    let mut groups: Vec<(BBox, usize)> = Vec::new();
+    for r in rules {
+        match groups.iter_mut().find(|(g, _)| {
+            (g.left - r.left).abs() <= 3.0
+                && (g.right - r.right).abs() <= 3.0
+                && g.bottom - r.top < 200.0
+        }) {
+            Some((g, n)) => {
+                *g = g.union(&r);
+                *n += 1;
+            }
+            None => groups.push((r, 1)),
+        }
+    }
+    for (g, n) in groups {
+        if n < 2 {
+            continue;
+        }
+        // A table's rules and the shapes drawn over them (vertical rules) are one block.
+        let mut b = g;
+        clusters.retain(|c| {
+            if near(c, &b, 1.0) {
+                b = b.union(c);
+                false
+            } else {
+                true
+            }
+        });
+        clusters.push(b);
+    }
+    clusters.retain(|c| c.width() >= 8.0 && c.height() >= 8.0 || c.width() >= 40.0);
+    clusters
+}
+
+/// A caption start: `Figure 3:`, `Fig. 2`, `Table 2.1.`, `TABLE I.` Returns the kind and the
+/// normalised label. "Table 2 provides ..." (the number followed by a lower-case word) is not
+/// a caption but a reference.
+pub(crate) fn caption_label(text: &str) -> Option<(NoteKind, String)> {
+    let mut words = text.split_whitespace();
+    let head = words.next()?;
+    let (kind, rest_of_head) = [
+        ("Figure", NoteKind::Figure),
+        ("FIGURE", NoteKind::Figure),
+        ("Fig.", NoteKind::Figure),
+        ("FIG.", NoteKind::Figure),
+        ("Table", NoteKind::Table),
+        ("TABLE", NoteKind::Table),
+        ("Tab.", NoteKind::Table),
+    ]
+    .iter()
+    .find_map(|(w, k)| head.strip_prefix(w).map(|r| (*k, r)))?;
+    // "Fig.3" glues the number to the word; "Figures" is not a caption.
+    let num_word = if rest_of_head.is_empty() {
+        words.next()?
+    } else if rest_of_head.starts_with(|c: char| c.is_ascii_digit()) {
+        rest_of_head
+    } else {
+        return None;
+    };
+    let num = label_number(num_word)?;
+    let punct = num_word.ends_with([':', '.', '|']) || num_word.ends_with('—');
+    match words.next() {
+        None => {}
+        Some(next) => {
+            let first = next.chars().next()?;
+            let ok = punct
+                || first.is_uppercase()
+                || matches!(next, ":" | "." | "—" | "–" | "-" | "|")
+                || first == '(';
+            if !ok {
+                return None;
+            }
+        }
+    }
+    let word = if kind == NoteKind::Figure {
+        "figure"
+    } else {
+        "table"
+    };
+    Some((kind, format!("{word} {num}")))
+}
+
+struct Caption {
+    kind: NoteKind,
+    label: String,
+    lines: Vec<usize>,
+    bbox: BBox,
+}
+
+fn find_captions(lines: &[TextLine]) -> Vec<Caption> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let l = &lines[i];
+        if l.role != LineRole::Body {
+            i += 1;
+            continue;
+        }
+        let Some((kind, label)) = caption_label(&l.text) else {
+            i += 1;
+            continue;
+        };
+        let mut idx = vec![i];
+        let mut bbox = l.bbox;
+        let mut j = i + 1;
+        while j < lines.len() && idx.len() < 12 {
+            let n = &lines[j];
+            let adjacent = bbox.bottom - n.bbox.top < 0.8 * n.size.max(l.size).max(1.0)
+                && n.bbox.top <= bbox.bottom + 2.0;
+            if n.block_start
+                || n.role != LineRole::Body
+                || !adjacent
+                || caption_label(&n.text).is_some()
+            {
+                break;
+            }
+            bbox = bbox.union(&n.bbox);
+            idx.push(j);
+            j += 1;
+        }
+        out.push(Caption {
+            kind,
+            label,
+            lines: idx,
+            bbox,
+        });
+        i = j;
+    }
+    out
+}
+
+/// The gap between a caption and a graphic if the graphic is above, below or beside it.
+fn caption_gap(cap: &Caption, g: &BBox) -> Option<f32> {
+    let h_overlap = cap.bbox.right.min(g.right) - cap.bbox.left.max(g.left);
+    let v_overlap = cap.bbox.top.min(g.top) - cap.bbox.bottom.max(g.bottom);
+    let narrower = cap.bbox.width().min(g.width()).max(1.0);
+    let lower = cap.bbox.height().min(g.height()).max(1.0);
+    let prefer_below = cap.kind == NoteKind::Table;
+    if h_overlap >= 0.3 * narrower {
+        if g.bottom >= cap.bbox.top - 6.0 {
+            let gap = (g.bottom - cap.bbox.top).max(0.0);
+            return Some(if prefer_below { gap * 1.5 + 5.0 } else { gap });
+        }
+        if g.top <= cap.bbox.bottom + 6.0 {
+            let gap = (cap.bbox.bottom - g.top).max(0.0);
+            return Some(if prefer_below { gap } else { gap * 1.5 + 5.0 });
+        }
+        if g.contains(&cap.bbox, 2.0) {
+            return Some(0.0);
+        }
+    }
+    if v_overlap >= 0.3 * lower {
+        let gap = if g.right <= cap.bbox.left + 6.0 {
+            cap.bbox.left - g.right
+        } else if g.left >= cap.bbox.right - 6.0 {
+            g.left - cap.bbox.right
+        } else {
+            return None;
+        };
+        return Some(gap.max(0.0) * 1.2 + 3.0);
+    }
+    None
+}
+
+/// Finds captions, pairs each with one graphic and fills `page.regions`, numbering regions
+/// per kind across the document.
+pub(crate) fn detect_regions(pages: &mut [PageElements], graphics: Vec<Vec<Graphic>>) {
+    let mut next_ordinal = [0u32; 2];
+    for (page, graphics) in pages.iter_mut().zip(graphics) {
+        let captions = find_captions(&page.lines);
+        if captions.is_empty() {
+            continue;
+        }
+        let page_area = (page.width * page.height).max(1.0);
+        let blocks: Vec<BBox> = blocks(&graphics)
+            .into_iter()
+            .filter(|b| b.area() < 0.9 * page_area)
+            .collect();
+        let mut pairs: Vec<(f32, usize, usize)> = Vec::new();
+        for (ci, c) in captions.iter().enumerate() {
+            for (bi, b) in blocks.iter().enumerate() {
+                if let Some(gap) = caption_gap(c, b)
+                    && gap <= MAX_CAPTION_GAP
+                {
+                    pairs.push((gap, ci, bi));
+                }
+            }
+        }
+        pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut cap_block = vec![None; captions.len()];
+        let mut used = vec![false; blocks.len()];
+        for (_, ci, bi) in pairs {
+            if cap_block[ci].is_none() && !used[bi] {
+                cap_block[ci] = Some(bi);
+                used[bi] = true;
+            }
+        }
+        let caption_boxes: Vec<BBox> = captions.iter().map(|c| c.bbox).collect();
+        let mut regions = Vec::new();
+        for (ci, c) in captions.iter().enumerate() {
+            let Some(bi) = cap_block[ci] else { continue };
+            let mut region = blocks[bi];
+            // Grow to free neighbouring panels that do not reach into another caption.
+            loop {
+                let mut grown = false;
+                for (bj, b) in blocks.iter().enumerate() {
+                    if !used[bj]
+                        && near(&region, b, GROW_GAP)
+                        && !caption_boxes
+                            .iter()
+                            .any(|cb| overlaps(&region.union(b), cb))
+                    {
+                        region = region.union(b);
+                        used[bj] = true;
+                        grown = true;
+                    }
+                }
+                if !grown {
+                    break;
+                }
+            }
+            // Short label lines around the graphic (axis titles, panel letters) belong to it.
+            for l in &page.lines {
+                if l.role == LineRole::Body
+                    && l.text.split_whitespace().count() <= 6
+                    && near(&region, &l.bbox, GROW_GAP.min(l.size * 1.5))
+                    && !caption_boxes.iter().any(|cb| overlaps(&l.bbox, cb))
+                    && !overlaps(&region.union(&l.bbox), &c.bbox)
+                {
+                    region = region.union(&l.bbox);
+                }
+            }
+            let n = regions.len() as u32;
+            let k = usize::from(c.kind == NoteKind::Table);
+            let ordinal = next_ordinal[k];
+            next_ordinal[k] += 1;
+            let caption_text = join_lines(c.lines.iter().map(|&i| &page.lines[i]));
+            for &i in &c.lines {
+                page.lines[i].role = LineRole::Caption(n);
+            }
+            let mut inside = Vec::new();
+            for l in page.lines.iter_mut() {
+                if l.role == LineRole::Body && region.contains(&l.bbox, 2.0) {
+                    l.role = LineRole::Inside(n);
+                    inside.push(l.text.clone());
+                }
+            }
+            regions.push(Region {
+                kind: c.kind,
+                ordinal,
+                bbox: region,
+                caption: caption_text,
+                caption_bbox: c.bbox,
+                label: c.label.clone(),
+                inside: inside.join(" "),
+                image: None,
+            });
+        }
+        page.regions = regions;
+    }
+}
+
+fn overlaps(a: &BBox, b: &BBox) -> bool {
+    a.left < b.right && b.left < a.right && a.bottom < b.top && b.bottom < a.top
+}
+
+fn join_lines<'a>(lines: impl Iterator<Item = &'a TextLine>) -> String {
+    let mut s = String::new();
+    let mut hyphen = false;
+    for l in lines {
+        if !s.is_empty() && !hyphen {
+            s.push(' ');
+        }
+        s.push_str(&l.text);
+        hyphen = l.hyphen;
+    }
+    s
+}
+
+/// The prefix of every crop file name of document `doc_id`: 16 hex digits of the sha256 of
+/// the id. Crops are `<prefix>-f<n>.png` (figures) and `<prefix>-b<n>.png` (tables), so a
+/// re-ingest can delete a document's old crops by prefix.
+pub fn crop_file_prefix(doc_id: &str) -> String {
+    indexer_notes::content_hash(doc_id.as_bytes())[..16].to_string()
+}
+
+/// Renders each page that has regions and writes one PNG per region (the graphic plus a
+/// small margin).
+pub(crate) fn write_crops(
+    doc: &PdfDocument,
+    pages: &mut [PageElements],
+    doc_id: &str,
+    spec: &CropSpec,
+    warnings: &mut Vec<Warning>,
+) -> Result<()> {
+    let prefix = crop_file_prefix(doc_id);
+    for page in pages.iter_mut().filter(|p| !p.regions.is_empty()) {
+        let Ok(pdf_page) = doc.pages().get(page.page as i32 - 1) else {
+            continue;
+        };
+        let mut scale = spec.dpi / 72.0;
+        let longest = page.width.max(page.height).max(1.0);
+        if longest * scale > MAX_RENDER_PX || longest > LARGE_PAGE_PT {
+            scale = scale.min(MAX_RENDER_PX / longest);
+        }
+        let config = PdfRenderConfig::new().scale_page_by_factor(scale);
+        let image = match pdf_page
+            .render_with_config(&config)
+            .and_then(|b| b.as_image())
+        {
+            Ok(img) => img,
+            Err(e) => {
+                warnings.push(Warning {
+                    page: Some(page.page),
+                    message: format!(
+                        "{doc_id}: page {} cannot be rendered for crops ({e:?})",
+                        page.page
+                    ),
+                });
+                continue;
+            }
+        };
+        let (iw, ih) = (image.width() as i32, image.height() as i32);
+        for r in &mut page.regions {
+            let m = 4.0;
+            let corner = |x: f32, y: f32| {
+                pdf_page.points_to_pixels(PdfPoints::new(x), PdfPoints::new(y), &config)
+            };
+            let (Ok((x0, y0)), Ok((x1, y1))) = (
+                corner(r.bbox.left - m, r.bbox.top + m),
+                corner(r.bbox.right + m, r.bbox.bottom - m),
+            ) else {
+                continue;
+            };
+            let (xa, xb) = (x0.min(x1).clamp(0, iw), x0.max(x1).clamp(0, iw));
+            let (ya, yb) = (y0.min(y1).clamp(0, ih), y0.max(y1).clamp(0, ih));
+            if xb - xa < 2 || yb - ya < 2 {
+                continue;
+            }
+            let crop = image.crop_imm(xa as u32, ya as u32, (xb - xa) as u32, (yb - ya) as u32);
+            let name = format!("{prefix}-{}{}.png", r.kind.tag(), r.ordinal);
+            let path = spec.dir.join(&name);
+            crop.to_rgb8()
+                .save_with_format(&path, image::ImageFormat::Png)
+                .map_err(|e| Error::Crop {
+                    path: path.clone(),
+                    detail: e.to_string(),
+                })?;
+            r.image = Some(name);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn caption_labels() {
+        let cases = [
+            ("Figure 15.1: Simple plot", Some("figure 15.1")),
+            ("Fig. 2 The model", Some("figure 2")),
+            ("Table 2.1. Results", Some("table 2.1")),
+            ("TABLE I. Parameters of the fit", Some("table i")),
+            ("Figure 3", Some("figure 3")),
+            ("Fig.3: glued", Some("figure 3")),
+            ("Table 2 provides the numbers", None),
+            ("Figures 2 and 3 show", None),
+            ("Tables are great", None),
+            ("Figure A.2: appendix", Some("figure a.2")),
+        ];
+        for (text, want) in cases {
+            assert_eq!(
+                caption_label(text).map(|(_, l)| l).as_deref(),
+                want,
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn paths_group_and_rules_make_tables() {
+        let g = |l, b, r, t, kind| Graphic {
+            bbox: BBox::new(l, b, r, t),
+            kind,
+        };
+        let graphics = vec![
+            g(100.0, 400.0, 150.0, 450.0, GraphicKind::Shape),
+            g(152.0, 400.0, 200.0, 450.0, GraphicKind::Shape),
+            g(300.0, 100.0, 310.0, 110.0, GraphicKind::Shape),
+            g(50.0, 300.0, 250.0, 300.5, GraphicKind::Rule),
+            g(50.0, 280.0, 250.0, 280.5, GraphicKind::Rule),
+            g(50.0, 200.0, 250.0, 200.5, GraphicKind::Rule),
+            g(400.0, 50.0, 500.0, 50.4, GraphicKind::Rule),
+        ];
+        let mut b = blocks(&graphics);
+        b.sort_by(|a, b| a.left.total_cmp(&b.left));
+        assert_eq!(b.len(), 3, "{b:?}");
+        assert_eq!(b[0], BBox::new(50.0, 200.0, 250.0, 300.5));
+        assert_eq!(b[1], BBox::new(100.0, 400.0, 200.0, 450.0));
+    }
+}

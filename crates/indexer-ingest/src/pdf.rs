@@ -1,0 +1,234 @@
+//! The pdfium side: binding the library once per process and reading a PDF into page elements.
+
+use crate::elements::{PageElements, PdfElements};
+use crate::error::{Error, Result};
+use crate::layout::{self, CharEvent};
+use indexer_notes::{BBox, Warning};
+use pdfium_render::prelude::*;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+static PDFIUM: OnceLock<std::result::Result<Pdfium, String>> = OnceLock::new();
+
+/// Binds pdfium from `library`, or from the runtime folder `indexer_runtime` finds when
+/// `None`. The first call of a process decides: pdfium can be bound only once.
+pub fn init_pdfium(library: Option<&Path>) -> Result<()> {
+    pdfium_with(library).map(|_| ())
+}
+
+pub(crate) fn pdfium() -> Result<&'static Pdfium> {
+    pdfium_with(None)
+}
+
+fn pdfium_with(library: Option<&Path>) -> Result<&'static Pdfium> {
+    let bound = PDFIUM.get_or_init(|| {
+        let path = match library {
+            Some(p) => p.to_path_buf(),
+            None => indexer_runtime::Runtime::discover()
+                .and_then(|rt| rt.pdfium_library())
+                .map_err(|e| e.to_string())?,
+        };
+        Pdfium::bind_to_library(&path)
+            .map(Pdfium::new)
+            .map_err(|e| format!("cannot load {}: {e:?}", path.display()))
+    });
+    bound.as_ref().map_err(|detail| Error::PdfiumUnavailable {
+        detail: detail.clone(),
+    })
+}
+
+/// Where and how figure crops are written.
+#[derive(Debug, Clone)]
+pub(crate) struct CropSpec {
+    pub dir: PathBuf,
+    pub dpi: f32,
+}
+
+fn has_pdf_header(bytes: &[u8]) -> bool {
+    // The spec allows junk before the header; readers accept it within the first 1024 bytes.
+    let head = &bytes[..bytes.len().min(1024)];
+    head.windows(5).any(|w| w == b"%PDF-")
+}
+
+fn has_eof_marker(bytes: &[u8]) -> bool {
+    let tail = &bytes[bytes.len().saturating_sub(2048)..];
+    tail.windows(5).any(|w| w == b"%%EOF")
+}
+
+fn load_error(path: &Path, e: PdfiumError) -> Error {
+    let path = path.to_path_buf();
+    match e {
+        PdfiumError::PdfiumLibraryInternalError(
+            PdfiumInternalError::PasswordError | PdfiumInternalError::SecurityError,
+        ) => Error::Encrypted { path },
+        PdfiumError::PdfiumLibraryInternalError(PdfiumInternalError::FormatError) => {
+            Error::Corrupt {
+                path,
+                detail: "pdfium cannot parse its structure".into(),
+            }
+        }
+        other => Error::Corrupt {
+            path,
+            detail: format!("{other:?}"),
+        },
+    }
+}
+
+/// Pages larger than this many points on a side are rendered at a lower resolution, so a
+/// crop never needs a bitmap of gigabytes (PDF allows pages of 14,400 pt, 5 m at 72 dpi).
+pub(crate) const LARGE_PAGE_PT: f32 = 3000.0;
+
+/// Reads a PDF into page elements. `progress(page, pages)` is called after each page.
+pub(crate) fn extract_pdf(
+    path: &Path,
+    doc_id: &str,
+    crops: Option<&CropSpec>,
+    progress: &mut dyn FnMut(u32, u32),
+) -> Result<PdfElements> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    if !has_pdf_header(&bytes) {
+        return Err(Error::NotPdf {
+            path: path.to_path_buf(),
+        });
+    }
+    let pdfium = pdfium()?;
+    let doc = pdfium
+        .load_pdf_from_byte_slice(&bytes, None)
+        .map_err(|e| load_error(path, e))?;
+    let n = doc.pages().len() as u32;
+    if n == 0 {
+        return Err(Error::NoPages {
+            path: path.to_path_buf(),
+        });
+    }
+    let mut warnings = Vec::new();
+    if !has_eof_marker(&bytes) {
+        warnings.push(Warning {
+            page: None,
+            message: format!(
+                "{}: the file has no %%EOF marker and may be truncated; pages may be missing",
+                path.display()
+            ),
+        });
+    }
+    let title = doc
+        .metadata()
+        .get(PdfDocumentMetadataTagType::Title)
+        .map(|t| t.value().trim().to_string())
+        .filter(|t| !t.is_empty());
+    let mut pages = Vec::with_capacity(n as usize);
+    let mut pages_without_text = Vec::new();
+    let mut graphics_per_page = Vec::with_capacity(n as usize);
+    for i in 0..n {
+        let number = i + 1;
+        let page = match doc.pages().get(i as i32) {
+            Ok(p) => p,
+            Err(e) => {
+                warnings.push(Warning {
+                    page: Some(number),
+                    message: format!("{}: page {number} cannot be loaded ({e:?})", path.display()),
+                });
+                pages.push(PageElements {
+                    page: number,
+                    width: 0.0,
+                    height: 0.0,
+                    lines: Vec::new(),
+                    regions: Vec::new(),
+                });
+                graphics_per_page.push(Vec::new());
+                progress(number, n);
+                continue;
+            }
+        };
+        let (width, height) = (page.width().value, page.height().value);
+        if width > LARGE_PAGE_PT || height > LARGE_PAGE_PT {
+            warnings.push(Warning {
+                page: Some(number),
+                message: format!(
+                    "{}: page {number} is very large ({width:.0} x {height:.0} pt); its crops are rendered at a lower resolution",
+                    path.display()
+                ),
+            });
+        }
+        let lines = match page.text() {
+            Ok(text) => page_lines(&text),
+            Err(_) => Vec::new(),
+        };
+        // A page with neither text nor graphics is blank (chapter ends in books), not a scan.
+        let graphics = crate::figures::collect_graphics(&page, width, height);
+        if lines.is_empty() && page.objects().len() > 0 {
+            pages_without_text.push(number);
+        }
+        graphics_per_page.push(graphics);
+        pages.push(PageElements {
+            page: number,
+            width,
+            height,
+            lines: layout::reading_order(lines),
+            regions: Vec::new(),
+        });
+        progress(number, n);
+    }
+    layout::mark_furniture(&mut pages);
+    crate::figures::detect_regions(&mut pages, graphics_per_page);
+    if let Some(spec) = crops {
+        crate::figures::write_crops(&doc, &mut pages, doc_id, spec, &mut warnings)?;
+    }
+    if !pages_without_text.is_empty() {
+        let list: Vec<String> = pages_without_text
+            .iter()
+            .take(20)
+            .map(|p| p.to_string())
+            .collect();
+        let more = if pages_without_text.len() > 20 {
+            ", ..."
+        } else {
+            ""
+        };
+        warnings.push(Warning {
+            page: pages_without_text.first().copied(),
+            message: format!(
+                "{}: {} of {n} pages have no text layer (pages {}{more}); they need OCR",
+                path.display(),
+                pages_without_text.len(),
+                list.join(", ")
+            ),
+        });
+    }
+    Ok(PdfElements {
+        title,
+        pages,
+        pages_without_text,
+        warnings,
+    })
+}
+
+fn page_lines(text: &PdfPageText) -> Vec<crate::elements::TextLine> {
+    let chars = text.chars();
+    let events = chars.iter().filter_map(|ch| {
+        CharEvent::classify(ch.unicode_value(), || {
+            let r = ch.loose_bounds().ok()?;
+            let mut b = BBox::new(
+                r.left().value,
+                r.bottom().value,
+                r.right().value,
+                r.top().value,
+            );
+            if b.width() <= 0.0 || b.height() <= 0.0 {
+                let t = ch.tight_bounds().ok()?;
+                b = BBox::new(
+                    t.left().value,
+                    t.bottom().value,
+                    t.right().value,
+                    t.top().value,
+                );
+            }
+            let mut size = ch.unscaled_font_size().value;
+            if size <= 1.0 {
+                size = ch.scaled_font_size().value;
+            }
+            Some((b, size))
+        })
+    });
+    layout::build_lines(events)
+}
