@@ -1,0 +1,463 @@
+//! The exact solver: the equilibrium of max x'Mx on the simplex by a primal active set.
+//!
+//! On a face S = {query} + T the stationarity conditions (M x)_i = lambda for i in S and
+//! 1'x = 1 are linear. With H = alpha I - W_TT (positive definite, since alpha exceeds
+//! lambda_max(W) and hence that of every principal block) they reduce to two solves,
+//! a = H^-1 s_T and b = H^-1 1, and a 2 x 2 system:
+//! with p = s'a, q = 1'a, r = 1'b and den = (1 + q)^2 - p r,
+//! x_0 = (1 + q) / den, lambda = p / den, x_T = x_0 a - lambda b.
+//! den > 0 exactly when x'Mx is concave on the face (by the inertia of the bordered system),
+//! and H^-1 is entrywise non-negative (a Neumann series of W_TT / alpha >= 0), so x_0 > 0 on
+//! every concave face: the query vertex never leaves the support, as the CDS theorem says.
+//!
+//! The loop starts at the query vertex alone, adds the notes whose payoff beats lambda (in
+//! batches that grow with the support), and when a face's solution has negative weights it
+//! steps towards it only until the first weight reaches 0 and drops that note (the ratio
+//! test), so the objective never decreases on concave faces. H is factorised densely
+//! (Cholesky, with the Gram block of the notes that have entered cached) up to
+//! `DENSE_MAX` notes, and beyond by conjugate gradients with the low-rank product on the
+//! well-conditioned K = H + beta 11' plus a Sherman-Morrison correction: a few steps of
+//! O(|T| d), against O(|T|^2 d + |T|^3) for the dense factorisation. Equilibria on clustered
+//! vectors often have full support, so this matters.
+//! A non-concave face, which needs a small beta or very uneven query edges, falls back to
+//! infection-immunization dynamics (Rota Bulo, Pelillo and Bomze 2011), which increase the
+//! objective at every step; the active set then restarts from their support.
+
+use super::{CdsProblem, dot, kkt};
+use crate::kernels;
+
+const DENSE_MAX: usize = 48;
+const NONE: usize = usize::MAX;
+
+pub(super) struct Outcome {
+    pub x: Vec<f64>,
+    pub iterations: usize,
+    pub polish_steps: usize,
+}
+
+struct Face {
+    x0: f64,
+    xt: Vec<f64>,
+}
+
+struct GramCache {
+    slot_of: Vec<usize>,
+    /// `rows[a][b]` = z . z of the notes in slots a and b, for b <= a.
+    rows: Vec<Vec<f64>>,
+    notes: Vec<usize>,
+}
+
+impl GramCache {
+    fn new(n: usize) -> Self {
+        GramCache {
+            slot_of: vec![NONE; n],
+            rows: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    fn ensure(&mut self, p: &CdsProblem<'_>, j: usize) {
+        if self.slot_of[j] != NONE {
+            return;
+        }
+        let zj = p.c.note(j);
+        let mut row: Vec<f64> = self
+            .notes
+            .iter()
+            .map(|k| kernels::dot_f64acc(zj, p.c.note(*k)))
+            .collect();
+        row.push(p.sq_norms[j]);
+        self.slot_of[j] = self.notes.len();
+        self.notes.push(j);
+        self.rows.push(row);
+    }
+
+    fn get(&self, i: usize, j: usize) -> f64 {
+        let (a, b) = (self.slot_of[i], self.slot_of[j]);
+        if a >= b {
+            self.rows[a][b]
+        } else {
+            self.rows[b][a]
+        }
+    }
+}
+
+struct Solver<'p, 'a> {
+    p: &'p CdsProblem<'a>,
+    cache: GramCache,
+}
+
+impl Solver<'_, '_> {
+    fn face(&mut self, t: &[usize]) -> Option<Face> {
+        let k = t.len();
+        if k == 0 {
+            return Some(Face {
+                x0: 1.0,
+                xt: Vec::new(),
+            });
+        }
+        let st: Vec<f64> = t.iter().map(|i| self.p.s[*i]).collect();
+        let ones = vec![1.0; k];
+        let (a, b) = if k <= DENSE_MAX {
+            self.dense_solves(t, &st, &ones)?
+        } else {
+            self.cg_solves(t, &st, &ones)?
+        };
+        let (pp, q, r) = (dot(&st, &a), a.iter().sum::<f64>(), b.iter().sum::<f64>());
+        let den = (1.0 + q) * (1.0 + q) - pp * r;
+        if !(den > 1e-12 * (1.0 + q) * (1.0 + q)) {
+            return None;
+        }
+        let x0 = (1.0 + q) / den;
+        let lambda = pp / den;
+        let xt = a
+            .iter()
+            .zip(&b)
+            .map(|(ai, bi)| x0 * ai - lambda * bi)
+            .collect();
+        Some(Face { x0, xt })
+    }
+
+    fn dense_solves(
+        &mut self,
+        t: &[usize],
+        st: &[f64],
+        ones: &[f64],
+    ) -> Option<(Vec<f64>, Vec<f64>)> {
+        for j in t {
+            self.cache.ensure(self.p, *j);
+        }
+        let k = t.len();
+        let (alpha, beta) = (self.p.alpha, self.p.opts.beta);
+        let mut h = vec![0.0; k * k];
+        for a in 0..k {
+            for b in 0..a {
+                let v = -beta * (1.0 - self.cache.get(t[a], t[b]));
+                h[a * k + b] = v;
+                h[b * k + a] = v;
+            }
+            h[a * k + a] = alpha;
+        }
+        let l = cholesky(&mut h, k)?;
+        Some((chol_solve(l, k, st), chol_solve(l, k, ones)))
+    }
+
+    /// H^-1 s_T and H^-1 1 without solving with H itself: H = K - beta 11' with
+    /// K = alpha I + beta Z_T Z_T' + beta diag(1 - g) well conditioned (eigenvalues in
+    /// [alpha, alpha + beta lambda_max(Z_T Z_T')]), so CG on K converges in a few steps, and
+    /// Sherman-Morrison adds the rank-one term. CG on H directly was rejected: its eigenvalue
+    /// near eps makes it ill-conditioned (alpha / eps, about 1e5 to 1e6) and the solves lose
+    /// the digits the KKT check needs.
+    fn cg_solves(&self, t: &[usize], st: &[f64], ones: &[f64]) -> Option<(Vec<f64>, Vec<f64>)> {
+        let p = self.p;
+        let dim = p.c.dim;
+        let (alpha, beta) = (p.alpha, p.opts.beta);
+        let k_mul = |v: &[f64], out: &mut [f64]| {
+            let mut u = vec![0.0; dim];
+            for (i, vi) in t.iter().zip(v) {
+                kernels::axpy_f32_f64(*vi, p.c.note(*i), &mut u);
+            }
+            for (a, i) in t.iter().enumerate() {
+                let zu = kernels::dot_f32_f64(p.c.note(*i), &u);
+                out[a] = alpha * v[a] + beta * (zu + (1.0 - p.sq_norms[*i]) * v[a]);
+            }
+        };
+        let ks = conjugate_gradient(&k_mul, st)?;
+        let k1 = conjugate_gradient(&k_mul, ones)?;
+        let gamma: f64 = k1.iter().sum();
+        let denom = 1.0 - beta * gamma;
+        if !(denom > 0.0) {
+            return None;
+        }
+        let c = beta * ks.iter().sum::<f64>() / denom;
+        let a = ks.iter().zip(&k1).map(|(x, y)| x + c * y).collect();
+        let b = k1.iter().map(|y| y / denom).collect();
+        Some((a, b))
+    }
+}
+
+/// In-place lower Cholesky factor of the `k x k` row-major `h`; `None` if not positive definite.
+fn cholesky(h: &mut [f64], k: usize) -> Option<&[f64]> {
+    for j in 0..k {
+        let mut d = h[j * k + j];
+        for m in 0..j {
+            d -= h[j * k + m] * h[j * k + m];
+        }
+        if !(d > 0.0) {
+            return None;
+        }
+        let d = d.sqrt();
+        h[j * k + j] = d;
+        for i in j + 1..k {
+            let mut v = h[i * k + j];
+            for m in 0..j {
+                v -= h[i * k + m] * h[j * k + m];
+            }
+            h[i * k + j] = v / d;
+        }
+    }
+    Some(h)
+}
+
+fn chol_solve(l: &[f64], k: usize, rhs: &[f64]) -> Vec<f64> {
+    let mut y = rhs.to_vec();
+    for i in 0..k {
+        let mut v = y[i];
+        for m in 0..i {
+            v -= l[i * k + m] * y[m];
+        }
+        y[i] = v / l[i * k + i];
+    }
+    for i in (0..k).rev() {
+        let mut v = y[i];
+        for m in i + 1..k {
+            v -= l[m * k + i] * y[m];
+        }
+        y[i] = v / l[i * k + i];
+    }
+    y
+}
+
+fn conjugate_gradient(op: &impl Fn(&[f64], &mut [f64]), rhs: &[f64]) -> Option<Vec<f64>> {
+    let k = rhs.len();
+    let mut x = vec![0.0; k];
+    let mut r = rhs.to_vec();
+    let mut d = r.clone();
+    let mut hd = vec![0.0; k];
+    let mut rr = dot(&r, &r);
+    let rr0 = rr;
+    let stop = 1e-28 * rr0;
+    for _ in 0..(10 * k).min(2000) {
+        if rr <= stop {
+            return Some(x);
+        }
+        op(&d, &mut hd);
+        let dhd = dot(&d, &hd);
+        if !(dhd > 0.0) {
+            return None;
+        }
+        let step = rr / dhd;
+        x.iter_mut().zip(&d).for_each(|(xi, di)| *xi += step * di);
+        r.iter_mut().zip(&hd).for_each(|(ri, hi)| *ri -= step * hi);
+        let rr_new = dot(&r, &r);
+        let ratio = rr_new / rr;
+        d.iter_mut()
+            .zip(&r)
+            .for_each(|(di, ri)| *di = ri + ratio * *di);
+        rr = rr_new;
+    }
+    if rr <= 1e-20 * rr0 { Some(x) } else { None }
+}
+
+pub(super) fn solve(p: &CdsProblem<'_>) -> Outcome {
+    let n = p.n;
+    let mut x = vec![0.0; n + 1];
+    x[0] = 1.0;
+    if n == 0 {
+        return Outcome {
+            x,
+            iterations: 0,
+            polish_steps: 0,
+        };
+    }
+    let mut solver = Solver {
+        p,
+        cache: GramCache::new(n),
+    };
+    let mut iterations = 0;
+    let mut polish_steps = 0;
+    let mut t: Vec<usize> = Vec::new();
+    let tol = p.opts.kkt_tol;
+    for attempt in 0..3 {
+        match active_set(&mut solver, &mut x, &mut t, &mut iterations) {
+            Ok(()) => {
+                if p.kkt_residual(&x) < tol || attempt == 2 {
+                    break;
+                }
+            }
+            Err(()) if attempt == 2 => break,
+            Err(()) => {}
+        }
+        // Polish with dynamics that need no face solve, then restart from their support.
+        polish_steps += inimdyn(p, &mut x, 200 * (n + 1), 0.1 * tol);
+        t = (0..n).filter(|i| x[i + 1] > 0.0).collect();
+        if p.kkt_residual(&x) < tol {
+            break;
+        }
+    }
+    Outcome {
+        x,
+        iterations: iterations + polish_steps,
+        polish_steps,
+    }
+}
+
+/// The active-set loop from a feasible `x` whose note support is within `t`.
+fn active_set(
+    solver: &mut Solver<'_, '_>,
+    x: &mut [f64],
+    t: &mut Vec<usize>,
+    iterations: &mut usize,
+) -> Result<(), ()> {
+    let p = solver.p;
+    let n = p.n;
+    let cap = 20 * (n + 1) + 100;
+    let mut in_t = vec![false; n];
+    t.iter().for_each(|i| in_t[*i] = true);
+    let mut need_face = !t.is_empty();
+    loop {
+        if need_face {
+            // Solve the face, stepping back by the ratio test while it asks for negative weights.
+            loop {
+                *iterations += 1;
+                if *iterations > cap {
+                    return Err(());
+                }
+                let face = solver.face(t).ok_or(())?;
+                if !(face.x0 > 0.0) {
+                    return Err(());
+                }
+                let mut step = 1.0f64;
+                let mut blocking = NONE;
+                for (a, y) in face.xt.iter().enumerate() {
+                    if *y < 0.0 {
+                        let xa = x[t[a] + 1];
+                        let ta = xa / (xa - y);
+                        if ta < step {
+                            step = ta;
+                            blocking = a;
+                        }
+                    }
+                }
+                if blocking == NONE {
+                    x[0] = face.x0;
+                    for (a, i) in t.iter().enumerate() {
+                        x[i + 1] = face.xt[a];
+                    }
+                    break;
+                }
+                x[0] += step * (face.x0 - x[0]);
+                for (a, i) in t.iter().enumerate() {
+                    x[i + 1] += step * (face.xt[a] - x[i + 1]);
+                }
+                // The blocking note leaves, and so does any other note that this step took to
+                // zero on its way to a negative weight; notes that are at zero but asked for a
+                // positive weight stay, or a batch of new notes would leave with the first.
+                let leaving: Vec<bool> = t
+                    .iter()
+                    .enumerate()
+                    .map(|(a, i)| a == blocking || (face.xt[a] < 0.0 && x[i + 1] <= 0.0))
+                    .collect();
+                let mut a = 0;
+                t.retain(|i| {
+                    let keep = !leaving[a];
+                    a += 1;
+                    if !keep {
+                        x[i + 1] = 0.0;
+                        in_t[*i] = false;
+                    }
+                    keep
+                });
+                x.iter_mut().for_each(|v| *v = v.max(0.0));
+                let sum: f64 = x.iter().sum();
+                x.iter_mut().for_each(|v| *v /= sum);
+            }
+        }
+        let pay = p.payoff(x);
+        let lambda = dot(x, &pay);
+        let viol_tol =
+            1e-13 * (1.0 + lambda.abs() + p.alpha * x[1..].iter().fold(0.0f64, |m, v| m.max(*v)));
+        let mut violators: Vec<(f64, usize)> = (0..n)
+            .filter(|i| !in_t[*i] && pay[i + 1] - lambda > viol_tol)
+            .map(|i| (pay[i + 1] - lambda, i))
+            .collect();
+        if violators.is_empty() {
+            return Ok(());
+        }
+        violators.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let batch = violators.len().min(t.len().max(4));
+        for (_, i) in &violators[..batch] {
+            t.push(*i);
+            in_t[*i] = true;
+        }
+        need_face = true;
+    }
+}
+
+/// The column M e_i over the N + 1 vertices.
+fn column(p: &CdsProblem<'_>, i: usize) -> Vec<f64> {
+    let n = p.n;
+    let mut col = vec![0.0; n + 1];
+    if i == 0 {
+        col[1..].copy_from_slice(&p.s);
+        return col;
+    }
+    let k = i - 1;
+    col[0] = p.s[k];
+    let zk = p.c.note(k);
+    for j in 0..n {
+        col[j + 1] = if j == k {
+            -p.alpha
+        } else {
+            p.opts.beta * (1.0 - kernels::dot_f64acc(p.c.note(j), zk))
+        };
+    }
+    col
+}
+
+/// Infection-immunization dynamics: at each step the vertex whose payoff departs most from the
+/// average either invades (towards e_i) or is cut back (towards its co-strategy), with an exact
+/// line search. Returns the steps taken.
+fn inimdyn(p: &CdsProblem<'_>, x: &mut [f64], max_steps: usize, tol: f64) -> usize {
+    let mut pay = p.payoff(x);
+    let mut steps = 0;
+    while steps < max_steps {
+        if steps % 64 == 63 {
+            pay = p.payoff(x);
+        }
+        if kkt(x, &pay) < tol {
+            break;
+        }
+        let lambda = dot(x, &pay);
+        let (mut best, mut best_i, mut infect) = (0.0, NONE, true);
+        for (i, pi) in pay.iter().enumerate() {
+            let g = pi - lambda;
+            if g > best {
+                (best, best_i, infect) = (g, i, true);
+            } else if -g > best && x[i] > 0.0 && x[i] < 1.0 {
+                (best, best_i, infect) = (-g, i, false);
+            }
+        }
+        if best_i == NONE {
+            break;
+        }
+        let col = column(p, best_i);
+        let (d, md): (Vec<f64>, Vec<f64>) = if infect {
+            let d = (0..x.len())
+                .map(|j| if j == best_i { 1.0 } else { 0.0 } - x[j])
+                .collect();
+            (d, col.iter().zip(&pay).map(|(c, q)| c - q).collect())
+        } else {
+            let r = x[best_i] / (1.0 - x[best_i]);
+            let d = (0..x.len())
+                .map(|j| r * (x[j] - if j == best_i { 1.0 } else { 0.0 }))
+                .collect();
+            (d, col.iter().zip(&pay).map(|(c, q)| r * (q - c)).collect())
+        };
+        let dmx = dot(&d, &pay);
+        let dmd = dot(&d, &md);
+        let delta = if dmd < 0.0 {
+            (-dmx / dmd).min(1.0)
+        } else {
+            1.0
+        };
+        for j in 0..x.len() {
+            x[j] = (x[j] + delta * d[j]).max(0.0);
+            pay[j] += delta * md[j];
+        }
+        steps += 1;
+    }
+    let sum: f64 = x.iter().sum();
+    x.iter_mut().for_each(|v| *v /= sum);
+    steps
+}
