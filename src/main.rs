@@ -1,30 +1,163 @@
-//! The `indexer` command line. Thin: argument parsing and commands over the library crates.
+//! The `indexer` command line. Thin: argument parsing, progress and output formats over
+//! `indexer-engine`.
+//!
+//! Exit codes: 0 success; 1 some input files failed (the rest were indexed); 2 usage or fatal
+//! error. A closed output pipe (`indexer query ... | head`) is success.
 
-use anyhow::Result;
-use clap::{Parser, Subcommand};
+mod config;
+mod output;
+mod progress;
+
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand, ValueEnum};
+use indexer_engine::{Engine, Filter, IngestConfig, SearchRequest, SelectorKind};
+use indexer_notes::NoteKind;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser, Debug)]
-#[command(name = "indexer", version, about = "Search engine for long documents")]
+#[command(
+    name = "indexer",
+    version,
+    about = "Search engine for long documents: evidence sets from PDFs, Markdown, HTML and text"
+)]
 struct Cli {
+    /// Index folder [env: INDEXER_INDEX] [default: ./.indexer, or `index` in ./indexer.toml]
+    #[arg(long, global = true, value_name = "DIR")]
+    index: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Show where the runtime parts are and check that they load.
+    /// Add files and folders to the index, or update it (unchanged files are skipped)
+    Ingest(IngestArgs),
+    /// Answer a question with an evidence set
+    Query(QueryArgs),
+    /// Show one note whole, with its links
+    Show {
+        /// A note id as printed by `query` (for example `paper.pdf#t12`)
+        note_id: String,
+        /// Print JSON
+        #[arg(long)]
+        json: bool,
+    },
+    /// Documents, pages, notes by kind, failed files, model, size and generation of the index
+    Stats {
+        /// Print JSON
+        #[arg(long)]
+        json: bool,
+    },
+    /// Export every note (for another engine)
+    Export {
+        #[arg(long, value_enum, default_value = "jsonl")]
+        format: ExportFormat,
+    },
+    /// Show where the runtime parts are and check that they load
     Runtime,
+    /// Internal: a PDF worker process (reads jobs on stdin)
+    #[command(name = "__pdf-worker", hide = true)]
+    PdfWorker,
+}
+
+#[derive(clap::Args, Debug)]
+struct IngestArgs {
+    /// Files and folders (folders are read recursively)
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<PathBuf>,
+    /// Worker processes for PDFs [env: INDEXER_JOBS] [default: number of cores]
+    #[arg(long, short = 'j', value_name = "N")]
+    jobs: Option<usize>,
+    /// No progress output
+    #[arg(long, short = 'q')]
+    quiet: bool,
+    /// Print the summary as JSON on stdout
+    #[arg(long)]
+    json: bool,
+    /// Do not render figure and table crops
+    #[arg(long)]
+    no_crops: bool,
+    /// Chunk by characters as the paper does (3000 with 300 overlap) instead of encoder tokens
+    #[arg(long)]
+    paper_chunks: bool,
+}
+
+#[derive(clap::Args, Debug)]
+struct QueryArgs {
+    /// The question
+    question: String,
+    /// Selector [env: INDEXER_SELECTOR] [default: cds]
+    #[arg(long, short = 's', value_name = "NAME")]
+    selector: Option<String>,
+    /// Evidence notes to select (the paper's B) [env: INDEXER_BUDGET] [default: 10]
+    #[arg(long, short = 'b', value_name = "B")]
+    budget: Option<usize>,
+    /// Candidates from each of BM25 and vectors [env: INDEXER_CANDIDATES] [default: 100]
+    #[arg(long, short = 'k', value_name = "K")]
+    candidates: Option<usize>,
+    /// Only these documents (repeatable; ids as `stats`/`query` print them)
+    #[arg(long = "doc", value_name = "DOC")]
+    docs: Vec<String>,
+    /// Only these kinds (repeatable): text, figure, table
+    #[arg(long = "kind", value_name = "KIND")]
+    kinds: Vec<NoteKind>,
+    /// Only pages in this range: `5`, `3-9`
+    #[arg(long, value_name = "RANGE")]
+    pages: Option<String>,
+    /// Output format [default: text]
+    #[arg(long, short = 'f', value_enum)]
+    format: Option<Format>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum Format {
+    Text,
+    Json,
+    Markdown,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum ExportFormat {
+    Jsonl,
+}
+
+/// An error that ends the command with exit code 2 and the error's own hint.
+fn hint_of(e: &anyhow::Error) -> Option<String> {
+    for cause in e.chain() {
+        if let Some(e) = cause.downcast_ref::<indexer_engine::Error>() {
+            return e.hint();
+        }
+        if let Some(e) = cause.downcast_ref::<indexer_runtime::Error>() {
+            return Some(e.hint().to_string());
+        }
+        if let Some(e) = cause.downcast_ref::<indexer_index::Error>() {
+            return e.hint();
+        }
+        if let Some(e) = cause.downcast_ref::<indexer_embed::Error>() {
+            return e.hint().map(str::to_string);
+        }
+    }
+    None
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
-            if let Some(rt) = e.downcast_ref::<indexer_runtime::Error>() {
-                eprintln!("hint: {}", rt.hint());
+            if let Some(h) = hint_of(&e) {
+                eprintln!("hint: {h}");
             }
             ExitCode::from(2)
         }
@@ -32,18 +165,194 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
+    let cfg = config::Config::load()?;
+    let index_dir = cli
+        .index
+        .or_else(|| {
+            std::env::var_os("INDEXER_INDEX")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        })
+        .or(cfg.index.clone())
+        .unwrap_or_else(|| PathBuf::from(".indexer"));
     match cli.command {
+        Command::PdfWorker => {
+            indexer_ingest::run_worker().context("pdf worker")?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Runtime => {
             let rt = indexer_runtime::Runtime::discover()?;
-            println!("runtime: {}", rt.root().display());
+            let mut out = std::io::stdout().lock();
+            writeln!(out, "runtime: {}", rt.root().display())?;
             rt.check()?;
-            println!("pdfium: {}", rt.pdfium_library()?.display());
-            println!("onnxruntime: {}", rt.onnxruntime_library()?.display());
-            println!(
+            writeln!(out, "pdfium: {}", rt.pdfium_library()?.display())?;
+            writeln!(out, "onnxruntime: {}", rt.onnxruntime_library()?.display())?;
+            writeln!(
+                out,
                 "default model: {}",
                 rt.model_dir(indexer_runtime::DEFAULT_MODEL)?.display()
-            );
+            )?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Ingest(args) => ingest(args, &cfg, index_dir),
+        Command::Query(args) => query(args, &cfg, index_dir),
+        Command::Show { note_id, json } => {
+            let index = indexer_index::Index::open(&index_dir)?;
+            let Some(note) = index.note(&note_id) else {
+                bail!("no note {note_id:?} in {}", index_dir.display());
+            };
+            let mut out = std::io::stdout().lock();
+            if json {
+                serde_json::to_writer_pretty(&mut out, &note)?;
+                writeln!(out)?;
+            } else {
+                output::show_note(&mut out, &note, &index.crop_dir())?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Stats { json } => {
+            let index = indexer_index::Index::open(&index_dir)?;
+            let mut out = std::io::stdout().lock();
+            output::stats(&mut out, &index, &index_dir, json)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Export {
+            format: ExportFormat::Jsonl,
+        } => {
+            let index = indexer_index::Index::open(&index_dir)?;
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            for (_, note) in index.all_notes() {
+                serde_json::to_writer(&mut out, &note)?;
+                writeln!(out)?;
+            }
+            out.flush()?;
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+fn worker_command() -> Result<std::process::Command> {
+    let exe = std::env::current_exe()
+        .context("cannot find the indexer executable to start PDF workers")?;
+    let mut cmd = std::process::Command::new(exe);
+    cmd.arg("__pdf-worker");
+    Ok(cmd)
+}
+
+fn ingest(args: IngestArgs, cfg: &config::Config, index_dir: PathBuf) -> Result<ExitCode> {
+    let jobs = args
+        .jobs
+        .or(config::env_parse("INDEXER_JOBS")?)
+        .or(cfg.jobs)
+        .unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        })
+        .max(1);
+    for p in &args.paths {
+        if !p.exists() {
+            bail!("{}: no such file or folder", p.display());
+        }
+    }
+    let rt = indexer_runtime::Runtime::discover()?;
+    // Fail early, before any work, if pdfium is missing; the workers bind it themselves.
+    rt.pdfium_library()?;
+    let encoder = indexer_embed::OnnxEncoder::from_runtime(&rt, indexer_runtime::DEFAULT_MODEL)?;
+    let base = std::env::current_dir()?;
+    let mut icfg = IngestConfig::new(&index_dir, base, worker_command()?);
+    icfg.options.jobs = jobs;
+    icfg.options.crops = !args.no_crops;
+    use indexer_embed::Encoder;
+    icfg.options.chunking = if args.paper_chunks {
+        indexer_ingest::Chunking::PAPER
+    } else {
+        indexer_ingest::Chunking::tokens(encoder.max_tokens())
+    };
+    let quiet = args.quiet;
+    let mut reporter = progress::Reporter::new(quiet, std::io::stderr().is_terminal());
+    let summary = indexer_engine::ingest(&args.paths, &icfg, &encoder, &mut |e| reporter.event(e))?;
+    reporter.finish();
+    if args.json {
+        let mut out = std::io::stdout().lock();
+        serde_json::to_writer_pretty(&mut out, &summary)?;
+        writeln!(out)?;
+    } else if !quiet {
+        output::ingest_summary(&mut std::io::stderr().lock(), &summary, &index_dir)?;
+    }
+    Ok(if summary.failed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn parse_pages(s: &str) -> Result<(u32, u32)> {
+    let bad = || anyhow::anyhow!("--pages {s:?}: expected a page (`5`) or a range (`3-9`)");
+    let (a, b) = match s.split_once('-') {
+        Some((a, b)) => (
+            a.trim().parse().map_err(|_| bad())?,
+            b.trim().parse().map_err(|_| bad())?,
+        ),
+        None => {
+            let p = s.trim().parse().map_err(|_| bad())?;
+            (p, p)
+        }
+    };
+    if a == 0 || b < a {
+        return Err(bad());
+    }
+    Ok((a, b))
+}
+
+fn query(args: QueryArgs, cfg: &config::Config, index_dir: PathBuf) -> Result<ExitCode> {
+    let selector: SelectorKind = match args
+        .selector
+        .or(config::env_string("INDEXER_SELECTOR"))
+        .or(cfg.selector.clone())
+    {
+        Some(s) => s
+            .parse()
+            .map_err(|e| anyhow::anyhow!("--selector {s:?}: {e}"))?,
+        None => indexer_engine::DEFAULT_SELECTOR,
+    };
+    let budget = args
+        .budget
+        .or(config::env_parse("INDEXER_BUDGET")?)
+        .or(cfg.budget)
+        .unwrap_or(indexer_engine::DEFAULT_BUDGET);
+    let candidates = args
+        .candidates
+        .or(config::env_parse("INDEXER_CANDIDATES")?)
+        .or(cfg.candidates)
+        .unwrap_or(indexer_engine::DEFAULT_CANDIDATES);
+    let pages = args.pages.as_deref().map(parse_pages).transpose()?;
+    let format = args.format.unwrap_or(Format::Text);
+    let rt = indexer_runtime::Runtime::discover()?;
+    let engine = Engine::open(&index_dir, &rt)?;
+    let req = SearchRequest {
+        query: args.question,
+        budget,
+        selector,
+        candidates,
+        filter: Filter {
+            docs: args.docs,
+            kinds: args.kinds,
+            pages,
+        },
+    };
+    let resp = engine.search(&req)?;
+    let stdout = std::io::stdout();
+    let color = stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    match format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut out, &resp)?;
+            writeln!(out)?;
+        }
+        Format::Text => output::text(&mut out, &resp, color)?,
+        Format::Markdown => output::markdown(&mut out, &resp)?,
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,414 @@
+//! The ingest pipeline: files and folders in, a new index generation out.
+//!
+//! Files are hashed first; a file whose hash the index already holds is skipped without being
+//! parsed or embedded. The rest are parsed (PDFs in worker processes), embedded and written in
+//! batches, each batch committed as a complete index generation, so a crash or kill loses at
+//! most the batch in flight and never leaves a half-written generation.
+
+use crate::{Error, Result};
+use indexer_embed::Encoder;
+use indexer_index::Writer;
+use indexer_ingest::{IngestOptions, WorkerPool};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// How an ingest runs.
+#[derive(Debug)]
+pub struct IngestConfig {
+    /// The index folder (created if missing).
+    pub index_dir: PathBuf,
+    /// Document ids are paths relative to this folder (with `/`); files outside it keep their
+    /// absolute path as id.
+    pub base: PathBuf,
+    /// Parsing options (chunking, crops, timeouts, worker count).
+    pub options: IngestOptions,
+    /// The command that starts a PDF worker process (the binary's hidden worker subcommand).
+    pub worker: Command,
+    /// Commit a generation after this many parsed files (and at the end).
+    pub commit_every_files: usize,
+    /// ... or when this much time has passed since the last commit.
+    pub commit_every: Duration,
+    /// Texts per encoder call.
+    pub embed_batch: usize,
+}
+
+impl IngestConfig {
+    pub fn new(
+        index_dir: impl Into<PathBuf>,
+        base: impl Into<PathBuf>,
+        worker: Command,
+    ) -> IngestConfig {
+        IngestConfig {
+            index_dir: index_dir.into(),
+            base: base.into(),
+            options: IngestOptions::default(),
+            worker,
+            commit_every_files: 32,
+            commit_every: Duration::from_secs(120),
+            embed_batch: 64,
+        }
+    }
+}
+
+/// Progress of an ingest, for progress bars and logs.
+#[derive(Debug, Clone)]
+pub enum IngestEvent {
+    /// The inputs were walked and hashed.
+    Scanned {
+        files: usize,
+        to_parse: usize,
+        unchanged: usize,
+        to_remove: usize,
+        skipped: usize,
+        pages_hint: u64,
+    },
+    /// A worker started a file.
+    FileStarted { doc: String, pages: u32 },
+    /// A page was parsed.
+    Page { doc: String, page: u32, pages: u32 },
+    /// A file could not be parsed.
+    FileFailed { doc: String, error: String },
+    /// Notes of a file were embedded.
+    Embedded { doc: String, notes: usize },
+    /// A generation was committed.
+    Committed { generation: u64, files: usize },
+    /// A non-fatal problem in a file (pages without text, for example).
+    Warning { doc: String, message: String },
+}
+
+/// A file that failed, with the reason.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Failure {
+    pub doc: String,
+    pub error: String,
+}
+
+/// What an ingest did.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct IngestSummary {
+    pub added: Vec<String>,
+    pub updated: Vec<String>,
+    pub unchanged: usize,
+    pub removed: Vec<String>,
+    pub failed: Vec<Failure>,
+    /// Files of types ingestion does not read, with the reason.
+    pub skipped: Vec<Failure>,
+    /// Notes written by this run.
+    pub notes_added: usize,
+    /// Texts the encoder embedded (0 when nothing changed).
+    pub embedded: usize,
+    /// Texts longer than the encoder reads, truncated.
+    pub truncated: usize,
+    /// Pages parsed.
+    pub pages: u64,
+    /// Notes in the index after the run.
+    pub notes_total: usize,
+    pub generation: u64,
+    pub seconds: f64,
+}
+
+/// A file found under the inputs.
+#[derive(Debug, Clone)]
+struct Found {
+    path: PathBuf,
+    doc: String,
+}
+
+/// The document id of `path`: relative to `base` with `/` separators, else the absolute path.
+pub fn doc_id(path: &Path, base: &Path) -> String {
+    let abs = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    let base = base.canonicalize().unwrap_or_else(|_| base.to_path_buf());
+    let rel = abs
+        .strip_prefix(&base)
+        .map(Path::to_path_buf)
+        .unwrap_or(abs);
+    rel.components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Walks files and folders (recursively, skipping hidden entries such as `.git` or the index
+/// folder itself). Unsupported files are listed as skipped.
+fn walk(
+    inputs: &[PathBuf],
+    base: &Path,
+    index_dir: &Path,
+) -> Result<(Vec<Found>, Vec<Failure>, Vec<String>)> {
+    let mut found = Vec::new();
+    let mut skipped = Vec::new();
+    // Document-id prefixes of the input folders: documents under them that are gone now are
+    // removed from the index; documents elsewhere are left alone.
+    let mut roots = Vec::new();
+    let index_canon = index_dir.canonicalize().ok();
+    for input in inputs {
+        let meta = std::fs::metadata(input).map_err(|e| Error::Input {
+            path: input.clone(),
+            message: e.to_string(),
+        })?;
+        if meta.is_file() {
+            let doc = doc_id(input, base);
+            roots.push(doc.clone());
+            if indexer_ingest::supported(input).is_some() {
+                found.push(Found {
+                    path: input.clone(),
+                    doc,
+                });
+            } else {
+                skipped.push(Failure {
+                    doc,
+                    error: "not a PDF, Markdown, HTML or text file".into(),
+                });
+            }
+            continue;
+        }
+        let root = doc_id(input, base);
+        roots.push(if root.is_empty() {
+            String::new()
+        } else {
+            format!("{root}/")
+        });
+        let mut stack = vec![input.clone()];
+        while let Some(dir) = stack.pop() {
+            let mut entries: Vec<_> = std::fs::read_dir(&dir)
+                .map_err(|e| Error::Input {
+                    path: dir.clone(),
+                    message: e.to_string(),
+                })?
+                .filter_map(|e| e.ok())
+                .collect();
+            entries.sort_by_key(|e| e.file_name());
+            for e in entries {
+                let name = e.file_name();
+                if name.to_string_lossy().starts_with('.') {
+                    continue;
+                }
+                let p = e.path();
+                let Ok(ft) = e.file_type() else { continue };
+                if ft.is_dir() {
+                    if index_canon
+                        .as_ref()
+                        .is_some_and(|ic| p.canonicalize().ok().as_ref() == Some(ic))
+                    {
+                        continue;
+                    }
+                    stack.push(p);
+                } else if ft.is_file() || ft.is_symlink() && p.is_file() {
+                    let doc = doc_id(&p, base);
+                    if indexer_ingest::supported(&p).is_some() {
+                        found.push(Found { path: p, doc });
+                    } else {
+                        skipped.push(Failure {
+                            doc,
+                            error: "not a PDF, Markdown, HTML or text file".into(),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    found.sort_by(|a, b| a.doc.cmp(&b.doc));
+    found.dedup_by(|a, b| a.doc == b.doc);
+    Ok((found, skipped, roots))
+}
+
+fn hash_file(path: &Path) -> Result<String> {
+    let bytes = std::fs::read(path).map_err(|e| Error::Input {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    Ok(indexer_notes::content_hash(&bytes))
+}
+
+/// Ingests `inputs` into the index at `cfg.index_dir`.
+pub fn ingest(
+    inputs: &[PathBuf],
+    cfg: &IngestConfig,
+    encoder: &dyn Encoder,
+    on_event: &mut dyn FnMut(IngestEvent),
+) -> Result<IngestSummary> {
+    let t0 = Instant::now();
+    let mut summary = IngestSummary::default();
+    std::fs::create_dir_all(&cfg.index_dir).map_err(|e| Error::Input {
+        path: cfg.index_dir.clone(),
+        message: e.to_string(),
+    })?;
+    let mut writer = Writer::open_or_create(&cfg.index_dir, encoder.model_id(), encoder.dim())?;
+    let (found, skipped, roots) = walk(inputs, &cfg.base, &cfg.index_dir)?;
+    summary.skipped = skipped;
+
+    let state: BTreeMap<String, String> = writer.file_state().into_iter().collect();
+    let mut todo: Vec<(Found, String, bool)> = Vec::new(); // (file, hash, is_update)
+    let mut failed_hashing = Vec::new();
+    for f in &found {
+        match hash_file(&f.path) {
+            Ok(h) => match state.get(&f.doc) {
+                Some(old) if *old == h => summary.unchanged += 1,
+                Some(_) => todo.push((f.clone(), h, true)),
+                None => todo.push((f.clone(), h, false)),
+            },
+            Err(e) => failed_hashing.push(Failure {
+                doc: f.doc.clone(),
+                error: e.to_string(),
+            }),
+        }
+    }
+    let present: BTreeSet<&str> = found.iter().map(|f| f.doc.as_str()).collect();
+    let to_remove: Vec<String> = state
+        .keys()
+        .filter(|d| !present.contains(d.as_str()))
+        .filter(|d| {
+            roots
+                .iter()
+                .any(|r| r.is_empty() || *d == r || (r.ends_with('/') && d.starts_with(r.as_str())))
+        })
+        .cloned()
+        .collect();
+    on_event(IngestEvent::Scanned {
+        files: found.len(),
+        to_parse: todo.len(),
+        unchanged: summary.unchanged,
+        to_remove: to_remove.len(),
+        skipped: summary.skipped.len(),
+        pages_hint: 0,
+    });
+    for f in failed_hashing {
+        on_event(IngestEvent::FileFailed {
+            doc: f.doc.clone(),
+            error: f.error.clone(),
+        });
+        summary.failed.push(f);
+    }
+    for doc in &to_remove {
+        writer.remove(doc)?;
+        summary.removed.push(doc.clone());
+    }
+
+    let pool = WorkerPool::new(clone_command(&cfg.worker), cfg.options.jobs);
+    // The same folder `Index::crop_dir` names: crops are written there before the commit that
+    // makes their notes visible.
+    let crop_dir = cfg.index_dir.join("crops");
+    std::fs::create_dir_all(&crop_dir).map_err(|e| Error::Input {
+        path: crop_dir.clone(),
+        message: e.to_string(),
+    })?;
+    let batch = (cfg.options.jobs.max(1) * 4).min(cfg.commit_every_files.max(1));
+    let mut since_commit = 0usize;
+    let mut last_commit = Instant::now();
+    let mut dirty = !to_remove.is_empty();
+    let counter = EncoderCounter(encoder);
+    for chunk in todo.chunks(batch) {
+        let files: Vec<(PathBuf, String)> = chunk
+            .iter()
+            .map(|(f, _, _)| (f.path.clone(), f.doc.clone()))
+            .collect();
+        let results = pool.parse_all(files, &cfg.options, &counter, &crop_dir, &mut |e| match e {
+            indexer_ingest::Event::FileStarted { doc, pages } => {
+                on_event(IngestEvent::FileStarted { doc, pages })
+            }
+            indexer_ingest::Event::Page { doc, page, pages } => {
+                on_event(IngestEvent::Page { doc, page, pages })
+            }
+            indexer_ingest::Event::FileFailed { doc, error } => {
+                on_event(IngestEvent::FileFailed { doc, error })
+            }
+            indexer_ingest::Event::FileDone { .. } => {}
+        });
+        for ((found, hash, is_update), (doc, res)) in chunk.iter().zip(results) {
+            match res {
+                Ok(mut parsed) => {
+                    parsed.hash = hash.clone();
+                    summary.pages += u64::from(parsed.pages);
+                    if !parsed.pages_without_text.is_empty() {
+                        on_event(IngestEvent::Warning {
+                            doc: doc.clone(),
+                            message: format!(
+                                "{} of {} pages have no text layer (scanned or image-only; OCR is not available yet)",
+                                parsed.pages_without_text.len(),
+                                parsed.pages
+                            ),
+                        });
+                    }
+                    let texts: Vec<&str> = parsed.notes.iter().map(|n| n.text.as_str()).collect();
+                    let mut vectors = Vec::with_capacity(texts.len() * encoder.dim());
+                    for part in texts.chunks(cfg.embed_batch.max(1)) {
+                        let emb = encoder.embed_documents(part)?;
+                        summary.truncated += emb.truncated;
+                        vectors.extend_from_slice(&emb.data);
+                    }
+                    summary.embedded += texts.len();
+                    summary.notes_added += parsed.notes.len();
+                    on_event(IngestEvent::Embedded {
+                        doc: doc.clone(),
+                        notes: parsed.notes.len(),
+                    });
+                    writer.upsert(parsed, vectors)?;
+                    if *is_update {
+                        summary.updated.push(doc)
+                    } else {
+                        summary.added.push(doc)
+                    }
+                }
+                Err(e) => {
+                    // The summary names the document already; drop the path the error starts with.
+                    let full = e.to_string();
+                    let prefix = format!("{}: ", found.path.display());
+                    let error = full.strip_prefix(&prefix).unwrap_or(&full).to_string();
+                    writer.record_failure(&found.doc, hash, &error)?;
+                    summary.failed.push(Failure { doc, error });
+                }
+            }
+            dirty = true;
+            since_commit += 1;
+        }
+        if since_commit >= cfg.commit_every_files || last_commit.elapsed() >= cfg.commit_every {
+            let stats = writer.commit()?;
+            on_event(IngestEvent::Committed {
+                generation: stats.generation,
+                files: since_commit,
+            });
+            since_commit = 0;
+            last_commit = Instant::now();
+            dirty = false;
+        }
+    }
+    if dirty || writer.generation() == 0 {
+        let stats = writer.commit()?;
+        on_event(IngestEvent::Committed {
+            generation: stats.generation,
+            files: since_commit,
+        });
+    }
+    summary.generation = writer.generation();
+    drop(writer);
+    summary.notes_total = indexer_index::Index::open(&cfg.index_dir)?.len();
+    summary.seconds = t0.elapsed().as_secs_f64();
+    Ok(summary)
+}
+
+/// The encoder's token counter, for the chunker.
+struct EncoderCounter<'a>(&'a dyn Encoder);
+
+impl indexer_notes::TokenCounter for EncoderCounter<'_> {
+    fn count_tokens(&self, text: &str) -> usize {
+        self.0.count_tokens(text)
+    }
+}
+
+fn clone_command(cmd: &Command) -> Command {
+    let mut c = Command::new(cmd.get_program());
+    c.args(cmd.get_args());
+    for (k, v) in cmd.get_envs() {
+        match v {
+            Some(v) => c.env(k, v),
+            None => c.env_remove(k),
+        };
+    }
+    if let Some(d) = cmd.get_current_dir() {
+        c.current_dir(d);
+    }
+    c
+}

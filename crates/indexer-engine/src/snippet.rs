@@ -1,0 +1,220 @@
+//! Query-term snippets: the part of a note's text that best shows why it matched, with the
+//! byte ranges of the query terms in it, so each front end marks them its own way (bold on a
+//! terminal, `<mark>` on the web page, `**` in Markdown).
+
+use serde::Serialize;
+
+/// Words too common to be worth marking.
+const STOPWORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "how",
+    "in", "is", "it", "its", "of", "on", "or", "that", "the", "this", "to", "was", "what", "when",
+    "where", "which", "who", "why", "with", "were", "will", "there", "their", "they", "has",
+    "have", "had", "not", "but", "if", "into", "than", "then", "these", "those", "been", "being",
+    "did", "so", "such", "about", "any", "all", "some", "many", "much", "more", "most",
+];
+
+/// A snippet of a note's text with the query terms located in it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Snippet {
+    pub text: String,
+    /// Byte ranges `[start, end)` of query terms within `text`, in order, not overlapping.
+    pub highlights: Vec<[usize; 2]>,
+}
+
+impl Snippet {
+    /// The snippet with every highlight wrapped in `open` and `close`.
+    pub fn marked(&self, open: &str, close: &str) -> String {
+        let mut out = String::with_capacity(
+            self.text.len() + self.highlights.len() * (open.len() + close.len()),
+        );
+        let mut at = 0;
+        for [s, e] in &self.highlights {
+            out.push_str(&self.text[at..*s]);
+            out.push_str(open);
+            out.push_str(&self.text[*s..*e]);
+            out.push_str(close);
+            at = *e;
+        }
+        out.push_str(&self.text[at..]);
+        out
+    }
+}
+
+/// Normalises a word for matching: lowercase, and a plural `s` dropped, so "selectors" marks
+/// "selector". A real stemmer would do better on verbs; this keeps marking predictable.
+fn norm(word: &str) -> String {
+    let w = word.to_lowercase();
+    if w.len() > 3 && w.ends_with('s') && !w.ends_with("ss") {
+        w[..w.len() - 1].to_string()
+    } else {
+        w
+    }
+}
+
+/// The distinct, normalised content words of a query, in order.
+pub fn query_terms(query: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for w in words(query) {
+        let word = &query[w.0..w.1];
+        let lower = word.to_lowercase();
+        if lower.chars().count() < 2 || STOPWORDS.contains(&lower.as_str()) {
+            continue;
+        }
+        let n = norm(word);
+        if !out.contains(&n) {
+            out.push(n);
+        }
+    }
+    out
+}
+
+/// Byte ranges of the alphanumeric words of `text`.
+fn words(text: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    for (i, c) in text.char_indices() {
+        if c.is_alphanumeric() {
+            if start.is_none() {
+                start = Some(i);
+            }
+        } else if let Some(s) = start.take() {
+            out.push((s, i));
+        }
+    }
+    if let Some(s) = start {
+        out.push((s, text.len()));
+    }
+    out
+}
+
+/// Picks the window of at most about `max_chars` bytes of `text` that holds the most distinct
+/// query terms (the first such window on ties), cut at word boundaries, with `…` where text was
+/// left out, and locates the terms in it.
+pub fn snippet(text: &str, terms: &[String], max_chars: usize) -> Snippet {
+    let text = text.trim();
+    let ws = words(text);
+    let matches: Vec<(usize, usize, usize)> = ws
+        .iter()
+        .filter_map(|&(s, e)| {
+            let n = norm(&text[s..e]);
+            terms.iter().position(|t| *t == n).map(|ti| (s, e, ti))
+        })
+        .collect();
+    let (mut start, mut end) = (0, text.len());
+    if text.len() > max_chars {
+        // Slide over match positions: the window starting a little before match i covers the
+        // matches up to start + max_chars; count distinct terms in it.
+        let lead = max_chars / 4;
+        let mut best = (0usize, 0usize); // (distinct terms, window start)
+        for (i, m) in matches.iter().enumerate() {
+            let ws_start = m.0.saturating_sub(lead);
+            let mut seen = vec![false; terms.len()];
+            for m2 in &matches[i..] {
+                if m2.1 > ws_start + max_chars {
+                    break;
+                }
+                seen[m2.2] = true;
+            }
+            let distinct = seen.iter().filter(|s| **s).count();
+            if distinct > best.0 {
+                best = (distinct, ws_start);
+            }
+        }
+        start = best.1;
+        // Snap to word boundaries: start at the first word at or after `start`, end at the last
+        // word that ends within the budget.
+        if start > 0 {
+            start = ws
+                .iter()
+                .find(|w| w.0 >= start)
+                .map(|w| w.0)
+                .unwrap_or(start);
+        }
+        let limit = start + max_chars;
+        end = ws
+            .iter()
+            .filter(|w| w.1 <= limit && w.0 >= start)
+            .map(|w| w.1)
+            .last()
+            .unwrap_or(limit.min(text.len()));
+        // Keep a closing punctuation mark that follows the last word.
+        if let Some(c) = text[end..].chars().next()
+            && matches!(c, '.' | ',' | ';' | ':' | ')' | '!' | '?')
+        {
+            end += c.len_utf8();
+        }
+    }
+    let prefix = if start > 0 { "… " } else { "" };
+    let suffix = if end < text.len() { " …" } else { "" };
+    let body = text[start..end]
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    // Whitespace was collapsed, so locate the terms again in the final text.
+    let out = format!("{prefix}{body}{suffix}");
+    let highlights = words(&out)
+        .into_iter()
+        .filter(|&(s, e)| terms.contains(&norm(&out[s..e])))
+        .map(|(s, e)| [s, e])
+        .collect();
+    Snippet {
+        text: out,
+        highlights,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terms_drop_stopwords_and_fold_plurals() {
+        assert_eq!(
+            query_terms("How are the Random Effects specified in lmer?"),
+            ["random", "effect", "specified", "lmer"]
+        );
+        assert_eq!(query_terms("class vs classes"), ["class", "vs", "classe"]);
+        assert!(query_terms("what is it").is_empty());
+    }
+
+    #[test]
+    fn short_text_is_kept_whole_and_marked() {
+        let terms = query_terms("mosaic plots");
+        let s = snippet("A  mosaic plot\nshows  Mosaics.", &terms, 200);
+        assert_eq!(s.text, "A mosaic plot shows Mosaics.");
+        assert_eq!(s.marked("[", "]"), "A [mosaic] [plot] shows [Mosaics].");
+    }
+
+    #[test]
+    fn long_text_window_holds_the_most_terms() {
+        let filler = "lorem ipsum dolor sit amet ".repeat(40);
+        let text = format!(
+            "{filler}the random effects term here {filler}random effects and the lmer formula syntax {filler}"
+        );
+        let terms = query_terms("random effects lmer formula");
+        let s = snippet(&text, &terms, 120);
+        assert!(
+            s.text.starts_with("… ") && s.text.ends_with(" …"),
+            "{}",
+            s.text
+        );
+        assert!(s.text.len() <= 120 + 2 * "… ".len(), "{}", s.text.len());
+        let marked = s.marked("<", ">");
+        for t in ["<random>", "<effects>", "<lmer>", "<formula>"] {
+            assert!(marked.contains(t), "{marked}");
+        }
+    }
+
+    #[test]
+    fn no_match_gives_the_start_and_unicode_is_safe() {
+        let text = "Überschrift — ".repeat(50);
+        let s = snippet(&text, &query_terms("nothing matches"), 60);
+        assert!(s.text.starts_with("Überschrift"));
+        assert!(s.highlights.is_empty());
+        let s = snippet(&text, &query_terms("überschrift"), 60);
+        assert!(!s.highlights.is_empty());
+        for [a, b] in &s.highlights {
+            assert_eq!(&s.text[*a..*b], "Überschrift");
+        }
+    }
+}

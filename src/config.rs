@@ -1,0 +1,45 @@
+//! Options from `indexer.toml` in the working directory. Flags win over environment variables,
+//! which win over this file.
+
+use anyhow::{Context, Result};
+use serde::Deserialize;
+use std::path::PathBuf;
+
+pub const CONFIG_FILE: &str = "indexer.toml";
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    pub index: Option<PathBuf>,
+    pub selector: Option<String>,
+    pub budget: Option<usize>,
+    pub candidates: Option<usize>,
+    pub jobs: Option<usize>,
+}
+
+impl Config {
+    pub fn load() -> Result<Config> {
+        let path = std::path::Path::new(CONFIG_FILE);
+        match std::fs::read_to_string(path) {
+            Ok(text) => toml::from_str(&text)
+                .with_context(|| format!("{CONFIG_FILE} in the working directory is not valid")),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
+            Err(e) => Err(e).with_context(|| format!("cannot read {CONFIG_FILE}")),
+        }
+    }
+}
+
+pub fn env_string(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+pub fn env_parse<T: std::str::FromStr>(name: &str) -> Result<Option<T>> {
+    match env_string(name) {
+        None => Ok(None),
+        Some(v) => v
+            .trim()
+            .parse()
+            .map(Some)
+            .map_err(|_| anyhow::anyhow!("{name}={v:?} is not a valid number")),
+    }
+}

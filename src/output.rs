@@ -1,0 +1,223 @@
+//! Human-readable output: query results as text and as a Markdown evidence pack, notes,
+//! stats and the ingest summary.
+
+use indexer_engine::{IngestSummary, SearchResponse};
+use indexer_notes::{Note, NoteKind};
+use std::io::{Result, Write};
+use std::path::Path;
+
+fn location(n: &Note) -> String {
+    match n.page {
+        Some(p) => format!("{} p.{p}", n.doc),
+        None if !n.section.is_empty() => format!("{} § {}", n.doc, n.section.join(" > ")),
+        None => n.doc.clone(),
+    }
+}
+
+/// Query results for a terminal: rank, location, kind, score, caption or snippet with the query
+/// terms in bold, crop path.
+pub fn text(out: &mut dyn Write, r: &SearchResponse, color: bool) -> Result<()> {
+    let (b, u, dim, reset) = if color {
+        ("\x1b[1m", "\x1b[1;33m", "\x1b[2m", "\x1b[0m")
+    } else {
+        ("", "", "", "")
+    };
+    writeln!(
+        out,
+        "{b}{}{reset} {dim}— {} of {} candidates, selector {}, {:.0} ms{reset}",
+        r.query,
+        r.hits.len(),
+        r.candidates,
+        r.selector,
+        r.timings.total_ms
+    )?;
+    if r.hits.is_empty() {
+        writeln!(out, "no evidence found")?;
+    }
+    for h in &r.hits {
+        let n = &h.note;
+        writeln!(out)?;
+        writeln!(
+            out,
+            "{b}{:>2}. {}{reset}  {}  {dim}score {:.4}  id {}{reset}",
+            h.rank,
+            location(n),
+            n.kind,
+            h.score,
+            n.id
+        )?;
+        if let Some(c) = &n.caption {
+            writeln!(out, "    {b}{}{reset}", one_line(c, 200))?;
+        }
+        let snippet = h.snippet.marked(u, reset);
+        writeln!(out, "    {}", snippet)?;
+        if let Some(p) = &h.image_path {
+            writeln!(out, "    {dim}image: {}{reset}", p.display())?;
+        }
+    }
+    Ok(())
+}
+
+fn one_line(s: &str, max: usize) -> String {
+    let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if s.chars().count() <= max {
+        s
+    } else {
+        format!("{} …", s.chars().take(max).collect::<String>())
+    }
+}
+
+/// An evidence pack for a vision-language reader: the question, numbered evidence with page
+/// references, full note text, and figure/table crops as image links.
+pub fn markdown(out: &mut dyn Write, r: &SearchResponse) -> Result<()> {
+    writeln!(out, "# Evidence for: {}", r.query)?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{} notes selected by `{}` from {} candidates (index generation {}, model `{}`).",
+        r.hits.len(),
+        r.selector,
+        r.candidates,
+        r.generation,
+        r.model
+    )?;
+    writeln!(out, "Cite evidence by its number, for example [1].")?;
+    for h in &r.hits {
+        let n = &h.note;
+        writeln!(out)?;
+        let kind = match n.kind {
+            NoteKind::Text => "text",
+            NoteKind::Figure => "figure",
+            NoteKind::Table => "table",
+        };
+        writeln!(out, "## [{}] {} ({kind})", h.rank, location(n))?;
+        writeln!(out)?;
+        if let Some(c) = &n.caption {
+            writeln!(out, "**{}**", one_line(c, 1000))?;
+            writeln!(out)?;
+        }
+        if let Some(p) = &h.image_path {
+            writeln!(out, "![{} {}]({})", kind, h.rank, p.display())?;
+            writeln!(out)?;
+        }
+        let body = n.text.trim();
+        for line in body.lines() {
+            writeln!(out, "> {line}")?;
+        }
+    }
+    Ok(())
+}
+
+pub fn show_note(out: &mut dyn Write, n: &Note, crop_dir: &Path) -> Result<()> {
+    writeln!(out, "id:       {}", n.id)?;
+    writeln!(out, "document: {}", n.doc)?;
+    if let Some(p) = n.page {
+        writeln!(out, "page:     {p}")?;
+    }
+    writeln!(out, "kind:     {}", n.kind)?;
+    for b in &n.bbox {
+        writeln!(
+            out,
+            "box:      {:.1} {:.1} {:.1} {:.1} (left bottom right top, pt)",
+            b.left, b.bottom, b.right, b.top
+        )?;
+    }
+    if !n.section.is_empty() {
+        writeln!(out, "section:  {}", n.section.join(" > "))?;
+    }
+    if let Some(c) = &n.caption {
+        writeln!(out, "caption:  {c}")?;
+    }
+    if let Some(i) = &n.image {
+        let path = if n.page.is_some() {
+            crop_dir.join(i)
+        } else {
+            i.into()
+        };
+        writeln!(out, "image:    {}", path.display())?;
+    }
+    if !n.summary.is_empty() {
+        writeln!(out, "summary:  {}", n.summary)?;
+    }
+    if !n.keywords.is_empty() {
+        writeln!(out, "keywords: {}", n.keywords.join(", "))?;
+    }
+    if !n.links.is_empty() {
+        writeln!(out, "links:")?;
+        for l in &n.links {
+            writeln!(out, "  {:?} -> {}", l.kind, l.target)?;
+        }
+    }
+    writeln!(out)?;
+    writeln!(out, "{}", n.text.trim())?;
+    if let Some(c) = &n.context {
+        writeln!(out)?;
+        writeln!(out, "context: {}", one_line(c, 600))?;
+    }
+    Ok(())
+}
+
+pub fn stats(
+    out: &mut dyn Write,
+    index: &indexer_index::Index,
+    dir: &Path,
+    json: bool,
+) -> Result<()> {
+    let s = index.stats();
+    let failures = index.failures();
+    if json {
+        let v = serde_json::json!({ "index": dir, "stats": s, "documents": index.documents(), "failures": failures });
+        serde_json::to_writer_pretty(&mut *out, &v)?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    writeln!(out, "index:      {}", dir.display())?;
+    writeln!(out, "generation: {}", s.generation)?;
+    writeln!(out, "model:      {} ({}-d)", s.model, s.dim)?;
+    writeln!(out, "documents:  {}", s.documents)?;
+    writeln!(out, "pages:      {}", s.pages)?;
+    let kinds: Vec<String> = s
+        .notes_by_kind
+        .iter()
+        .map(|(k, n)| format!("{n} {k}"))
+        .collect();
+    writeln!(out, "notes:      {} ({})", s.notes, kinds.join(", "))?;
+    writeln!(out, "size:       {:.1} MB", s.bytes as f64 / 1e6)?;
+    writeln!(out, "failed:     {}", s.failed_files)?;
+    for f in failures {
+        writeln!(out, "  {}: {}", f.doc, f.message)?;
+    }
+    Ok(())
+}
+
+pub fn ingest_summary(out: &mut dyn Write, s: &IngestSummary, dir: &Path) -> Result<()> {
+    writeln!(
+        out,
+        "{} added, {} updated, {} unchanged, {} removed, {} failed, {} skipped; {} notes embedded, {} in the index (generation {}) in {:.1}s",
+        s.added.len(),
+        s.updated.len(),
+        s.unchanged,
+        s.removed.len(),
+        s.failed.len(),
+        s.skipped.len(),
+        s.embedded,
+        s.notes_total,
+        s.generation,
+        s.seconds
+    )?;
+    for f in &s.failed {
+        writeln!(out, "failed: {}: {}", f.doc, f.error)?;
+    }
+    for f in &s.skipped {
+        writeln!(out, "skipped: {}: {}", f.doc, f.error)?;
+    }
+    if s.truncated > 0 {
+        writeln!(
+            out,
+            "note: {} texts were longer than the encoder reads and were truncated",
+            s.truncated
+        )?;
+    }
+    writeln!(out, "index: {}", dir.display())?;
+    Ok(())
+}
