@@ -16,6 +16,8 @@ use pdfium_render::prelude::*;
 const GROUP_GAP: f32 = 4.0;
 /// A region grows to graphics and short label lines this close (points).
 const GROW_GAP: f32 = 14.0;
+/// A legend or panel beside a region joins it from this far (points).
+const BESIDE_GAP: f32 = 40.0;
 /// Objects covering this share of the page are backgrounds.
 const BACKGROUND_SHARE: f32 = 0.97;
 /// The farthest a caption may sit from its graphic (points).
@@ -71,7 +73,8 @@ pub(crate) fn collect_graphics(page: &PdfPage, w: f32, h: f32) -> Vec<Graphic> {
         if b.area() >= BACKGROUND_SHARE * page_area {
             continue;
         }
-        let thin = b.height() <= 1.5 || b.width() <= 1.5;
+        // booktabs rules are up to about 2 pt thick.
+        let thin = b.height() <= 2.5 || b.width() <= 1.5;
         let mut kind = kind;
         if kind == GraphicKind::Image {
             let px = obj
@@ -111,7 +114,8 @@ fn near(a: &BBox, b: &BBox, gap: f32) -> bool {
 }
 
 /// Graphic blocks: shapes and images grouped by proximity, rules grouped by equal extent.
-pub(crate) fn blocks(graphics: &[Graphic]) -> Vec<BBox> {
+/// Rules never group across a `barrier` (a caption): two tables on a page share rule widths.
+pub(crate) fn blocks(graphics: &[Graphic], barriers: &[BBox]) -> Vec<BBox> {
     let mut clusters: Vec<BBox> = Vec::new();
     for g in graphics.iter().filter(|g| g.kind != GraphicKind::Rule) {
         let mut b = g.bbox;
@@ -143,7 +147,10 @@ pub(crate) fn blocks(graphics: &[Graphic]) -> Vec<BBox> {
         match groups.iter_mut().find(|(g, _)| {
             (g.left - r.left).abs() <= 3.0
                 && (g.right - r.right).abs() <= 3.0
-                && g.bottom - r.top < 200.0
+                && g.bottom - r.top < 450.0
+                && !barriers.iter().any(|c| {
+                    c.top <= g.bottom && c.bottom >= r.top && c.left < r.right && c.right > r.left
+                })
         }) {
             Some((g, n)) => {
                 *g = g.union(&r);
@@ -168,7 +175,9 @@ pub(crate) fn blocks(graphics: &[Graphic]) -> Vec<BBox> {
         });
         clusters.push(b);
     }
-    clusters.retain(|c| c.width() >= 8.0 && c.height() >= 8.0 || c.width() >= 40.0);
+    clusters.retain(|c| {
+        (c.width() >= 8.0 && c.height() >= 8.0) || c.area() >= 60.0 || c.width() >= 40.0
+    });
     clusters
 }
 
@@ -269,25 +278,33 @@ fn find_captions(lines: &[TextLine]) -> Vec<Caption> {
     out
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    /// The graphic is above the caption.
+    Above,
+    Below,
+    /// Beside, or the caption lies inside the graphic.
+    Other,
+}
+
 /// The gap between a caption and a graphic if the graphic is above, below or beside it.
-fn caption_gap(cap: &Caption, g: &BBox) -> Option<f32> {
+fn caption_gap(cap: &Caption, g: &BBox) -> Option<(f32, Side)> {
     let h_overlap = cap.bbox.right.min(g.right) - cap.bbox.left.max(g.left);
     let v_overlap = cap.bbox.top.min(g.top) - cap.bbox.bottom.max(g.bottom);
     let narrower = cap.bbox.width().min(g.width()).max(1.0);
     let lower = cap.bbox.height().min(g.height()).max(1.0);
-    let prefer_below = cap.kind == NoteKind::Table;
     if h_overlap >= 0.3 * narrower {
-        if g.bottom >= cap.bbox.top - 6.0 {
-            let gap = (g.bottom - cap.bbox.top).max(0.0);
-            return Some(if prefer_below { gap * 1.5 + 5.0 } else { gap });
-        }
-        if g.top <= cap.bbox.bottom + 6.0 {
-            let gap = (cap.bbox.bottom - g.top).max(0.0);
-            return Some(if prefer_below { gap } else { gap * 1.5 + 5.0 });
-        }
         if g.contains(&cap.bbox, 2.0) {
-            return Some(0.0);
+            return Some((0.0, Side::Other));
         }
+        // Captions lifted into their figure (negative skips) overlap it: gap 0.
+        let g_mid = (g.top + g.bottom) / 2.0;
+        let c_mid = (cap.bbox.top + cap.bbox.bottom) / 2.0;
+        return Some(if g_mid > c_mid {
+            ((g.bottom - cap.bbox.top).max(0.0), Side::Above)
+        } else {
+            ((cap.bbox.bottom - g.top).max(0.0), Side::Below)
+        });
     }
     if v_overlap >= 0.3 * lower {
         let gap = if g.right <= cap.bbox.left + 6.0 {
@@ -297,32 +314,87 @@ fn caption_gap(cap: &Caption, g: &BBox) -> Option<f32> {
         } else {
             return None;
         };
-        return Some(gap.max(0.0) * 1.2 + 3.0);
+        return Some((gap.max(0.0) * 1.2 + 3.0, Side::Other));
     }
     None
 }
 
+fn kind_index(k: NoteKind) -> usize {
+    usize::from(k == NoteKind::Table)
+}
+
 /// Finds captions, pairs each with one graphic and fills `page.regions`, numbering regions
 /// per kind across the document.
+///
+/// A document puts its captions on one side of their floats (figures below, tables above, or
+/// any such habit), so pairing runs twice: the first pass learns each kind's usual side from
+/// the nearest graphics, the second penalises the other side. Without that, with two floats on
+/// a page a caption takes its neighbour's graphic when that one happens to be a little closer.
 pub(crate) fn detect_regions(pages: &mut [PageElements], graphics: Vec<Vec<Graphic>>) {
-    let mut next_ordinal = [0u32; 2];
-    for (page, graphics) in pages.iter_mut().zip(graphics) {
-        let captions = find_captions(&page.lines);
-        if captions.is_empty() {
-            continue;
+    struct PageWork {
+        captions: Vec<Caption>,
+        blocks: Vec<BBox>,
+    }
+    let work: Vec<Option<PageWork>> = pages
+        .iter()
+        .zip(graphics)
+        .map(|(page, graphics)| {
+            let captions = find_captions(&page.lines);
+            if captions.is_empty() {
+                return None;
+            }
+            let page_area = (page.width * page.height).max(1.0);
+            let caption_boxes: Vec<BBox> = captions.iter().map(|c| c.bbox).collect();
+            let blocks = blocks(&graphics, &caption_boxes)
+                .into_iter()
+                .filter(|b| b.area() < 0.9 * page_area)
+                .collect();
+            Some(PageWork { captions, blocks })
+        })
+        .collect();
+    // Votes per kind: [graphic above, graphic below].
+    let mut votes = [[0u32; 2]; 2];
+    for w in work.iter().flatten() {
+        for c in &w.captions {
+            let best = w
+                .blocks
+                .iter()
+                .filter_map(|b| caption_gap(c, b))
+                .filter(|(g, _)| *g <= MAX_CAPTION_GAP)
+                .min_by(|a, b| a.0.total_cmp(&b.0));
+            match best {
+                Some((_, Side::Above)) => votes[kind_index(c.kind)][0] += 1,
+                Some((_, Side::Below)) => votes[kind_index(c.kind)][1] += 1,
+                _ => {}
+            }
         }
-        let page_area = (page.width * page.height).max(1.0);
-        let blocks: Vec<BBox> = blocks(&graphics)
-            .into_iter()
-            .filter(|b| b.area() < 0.9 * page_area)
-            .collect();
+    }
+    let usual = |k: NoteKind| {
+        let [above, below] = votes[kind_index(k)];
+        if above > 2 * below {
+            Some(Side::Above)
+        } else if below > 2 * above {
+            Some(Side::Below)
+        } else {
+            None
+        }
+    };
+    let mut next_ordinal = [0u32; 2];
+    for (page, w) in pages.iter_mut().zip(work) {
+        let Some(PageWork { captions, blocks }) = w else {
+            continue;
+        };
+        let caption_boxes: Vec<BBox> = captions.iter().map(|c| c.bbox).collect();
         let mut pairs: Vec<(f32, usize, usize)> = Vec::new();
         for (ci, c) in captions.iter().enumerate() {
+            let usual = usual(c.kind);
             for (bi, b) in blocks.iter().enumerate() {
-                if let Some(gap) = caption_gap(c, b)
+                if let Some((gap, side)) = caption_gap(c, b)
                     && gap <= MAX_CAPTION_GAP
                 {
-                    pairs.push((gap, ci, bi));
+                    let unusual = usual.is_some_and(|u| side != u && side != Side::Other);
+                    let score = if unusual { gap * 2.0 + 10.0 } else { gap };
+                    pairs.push((score, ci, bi));
                 }
             }
         }
@@ -335,7 +407,6 @@ pub(crate) fn detect_regions(pages: &mut [PageElements], graphics: Vec<Vec<Graph
                 used[bi] = true;
             }
         }
-        let caption_boxes: Vec<BBox> = captions.iter().map(|c| c.bbox).collect();
         let mut regions = Vec::new();
         for (ci, c) in captions.iter().enumerate() {
             let Some(bi) = cap_block[ci] else { continue };
@@ -345,7 +416,7 @@ pub(crate) fn detect_regions(pages: &mut [PageElements], graphics: Vec<Vec<Graph
                 let mut grown = false;
                 for (bj, b) in blocks.iter().enumerate() {
                     if !used[bj]
-                        && near(&region, b, GROW_GAP)
+                        && (near(&region, b, GROW_GAP) || beside(&region, b))
                         && !caption_boxes
                             .iter()
                             .any(|cb| overlaps(&region.union(b), cb))
@@ -359,19 +430,22 @@ pub(crate) fn detect_regions(pages: &mut [PageElements], graphics: Vec<Vec<Graph
                     break;
                 }
             }
-            // Short label lines around the graphic (axis titles, panel letters) belong to it.
-            for l in &page.lines {
-                if l.role == LineRole::Body
-                    && l.text.split_whitespace().count() <= 6
-                    && near(&region, &l.bbox, GROW_GAP.min(l.size * 1.5))
-                    && !caption_boxes.iter().any(|cb| overlaps(&l.bbox, cb))
-                    && !overlaps(&region.union(&l.bbox), &c.bbox)
-                {
-                    region = region.union(&l.bbox);
+            // Short label lines around the graphic (axis titles, panel letters, legend
+            // entries) belong to it; two passes catch labels next to labels.
+            for _ in 0..2 {
+                for l in &page.lines {
+                    if l.role == LineRole::Body
+                        && l.text.split_whitespace().count() <= 6
+                        && near(&region, &l.bbox, GROW_GAP)
+                        && !caption_boxes.iter().any(|cb| overlaps(&l.bbox, cb))
+                        && !overlaps(&region.union(&l.bbox), &c.bbox)
+                    {
+                        region = region.union(&l.bbox);
+                    }
                 }
             }
             let n = regions.len() as u32;
-            let k = usize::from(c.kind == NoteKind::Table);
+            let k = kind_index(c.kind);
             let ordinal = next_ordinal[k];
             next_ordinal[k] += 1;
             let caption_text = join_lines(c.lines.iter().map(|&i| &page.lines[i]));
@@ -398,6 +472,14 @@ pub(crate) fn detect_regions(pages: &mut [PageElements], graphics: Vec<Vec<Graph
         }
         page.regions = regions;
     }
+}
+
+/// A panel or legend beside the region: within [`BESIDE_GAP`] to the left or right and
+/// lying mostly within the region's height.
+fn beside(region: &BBox, b: &BBox) -> bool {
+    let v = region.top.min(b.top) - region.bottom.max(b.bottom);
+    let gap = (b.left - region.right).max(region.left - b.right);
+    v >= 0.5 * b.height() && gap <= BESIDE_GAP
 }
 
 fn overlaps(a: &BBox, b: &BBox) -> bool {
@@ -534,7 +616,7 @@ mod tests {
             g(50.0, 200.0, 250.0, 200.5, GraphicKind::Rule),
             g(400.0, 50.0, 500.0, 50.4, GraphicKind::Rule),
         ];
-        let mut b = blocks(&graphics);
+        let mut b = blocks(&graphics, &[]);
         b.sort_by(|a, b| a.left.total_cmp(&b.left));
         assert_eq!(b.len(), 3, "{b:?}");
         assert_eq!(b[0], BBox::new(50.0, 200.0, 250.0, 300.5));

@@ -40,5 +40,5 @@ pub use document::parse_file;
 pub use error::{Error, Result};
 pub use figures::crop_file_prefix;
 pub use options::{Chunking, FileType, IngestOptions, Progress, supported};
-pub use pdf::init_pdfium;
+pub use pdf::{init_pdfium, pdfium};
 pub use worker::{Event, FAULTS_ENV, WorkerPool, run_worker};

@@ -163,7 +163,7 @@ fn link(notes: &mut [Note], from: usize, to: usize, kind: LinkKind) {
     }
     let target = notes[to].id.clone();
     let links = &mut notes[from].links;
-    if !links.iter().any(|l| l.target == target) {
+    if !links.iter().any(|l| l.target == target && l.kind == kind) {
         links.push(Link { target, kind });
     }
 }
@@ -196,10 +196,12 @@ pub(crate) fn label_number(word: &str) -> Option<String> {
     let arabic = w.chars().next()?.is_ascii_digit()
         && w.chars()
             .all(|c| c.is_ascii_digit() || c == '.' || c == '-');
-    let appendix = w.len() >= 3
-        && w.as_bytes()[0].is_ascii_uppercase()
-        && w.as_bytes()[1] == b'.'
-        && w[2..].chars().all(|c| c.is_ascii_digit() || c == '.');
+    // Appendix and supplement numbers: `A.2`, `A1`, `S3`.
+    let tail = w.get(1..).unwrap_or("");
+    let tail = tail.strip_prefix('.').unwrap_or(tail);
+    let appendix = w.as_bytes()[0].is_ascii_uppercase()
+        && tail.starts_with(|c: char| c.is_ascii_digit())
+        && tail.chars().all(|c| c.is_ascii_digit() || c == '.');
     let roman = w.len() <= 6 && w.chars().all(|c| "IVXLC".contains(c));
     (arabic || appendix || roman).then(|| w.to_ascii_lowercase())
 }
@@ -467,6 +469,7 @@ mod tests {
             ["figure 3", "figure 15.1", "table ii"]
         );
         assert_eq!(label_number("A.2"), Some("a.2".into()));
+        assert_eq!(label_number("B1."), Some("b1".into()));
         assert_eq!(label_number("provides"), None);
     }
 

@@ -16,7 +16,10 @@ pub fn init_pdfium(library: Option<&Path>) -> Result<()> {
     pdfium_with(library).map(|_| ())
 }
 
-pub(crate) fn pdfium() -> Result<&'static Pdfium> {
+/// The process's pdfium binding, bound on first use. For tests and tools of this crate that
+/// write or render PDFs; other crates go through the parsing API.
+#[doc(hidden)]
+pub fn pdfium() -> Result<&'static Pdfium> {
     pdfium_with(None)
 }
 
