@@ -241,12 +241,18 @@ pub fn ingest(
     summary.skipped = skipped;
 
     let state: BTreeMap<String, String> = writer.file_state().into_iter().collect();
+    // Files that failed last time are tried again (the runtime or the parser may have been
+    // fixed since); a failure is cheap to repeat and must keep being reported.
+    let failed_before: BTreeSet<String> = match indexer_index::Index::open(&cfg.index_dir) {
+        Ok(index) => index.failures().into_iter().map(|f| f.doc).collect(),
+        Err(_) => BTreeSet::new(),
+    };
     let mut todo: Vec<(Found, String, bool)> = Vec::new(); // (file, hash, is_update)
     let mut failed_hashing = Vec::new();
     for f in &found {
         match hash_file(&f.path) {
             Ok(h) => match state.get(&f.doc) {
-                Some(old) if *old == h => summary.unchanged += 1,
+                Some(old) if *old == h && !failed_before.contains(&f.doc) => summary.unchanged += 1,
                 Some(_) => todo.push((f.clone(), h, true)),
                 None => todo.push((f.clone(), h, false)),
             },

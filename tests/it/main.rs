@@ -1,0 +1,317 @@
+//! End-to-end tests of the `indexer` binary on real PDFs from `../shared/corpus/`, with the
+//! real pdfium, the real encoder and a real index on disk in a temporary folder. They need the
+//! runtime that `tools/setup` installs and fail (do not skip) without it.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn corpus(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus")
+        .join(name)
+}
+
+fn runtime() -> PathBuf {
+    let rt = Path::new(env!("CARGO_MANIFEST_DIR")).join(".runtime");
+    assert!(
+        rt.join("lib/libpdfium.so").is_file(),
+        "the runtime is missing in {}\nhint: run tools/setup",
+        rt.display()
+    );
+    rt
+}
+
+fn indexer(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_indexer"))
+        .args(args)
+        .current_dir(dir)
+        .env("INDEXER_RUNTIME", runtime())
+        .env_remove("INDEXER_INDEX")
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run indexer")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn json(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}\nstderr:\n{}", stdout(o), stderr(o)))
+}
+
+/// A folder with two small real papers, a corrupt PDF and a file of an unsupported type.
+fn setup() -> tempfile::TempDir {
+    let t = tempfile::tempdir().unwrap();
+    let c = t.path().join("corpus");
+    std::fs::create_dir_all(c.join("sub")).unwrap();
+    std::fs::copy(corpus("acmart-sample-sigconf.pdf"), c.join("acmart.pdf")).unwrap();
+    std::fs::copy(corpus("revtex-apssamp.pdf"), c.join("sub/revtex.pdf")).unwrap();
+    std::fs::write(c.join("broken.pdf"), b"%PDF-1.4\n1 0 obj <<").unwrap();
+    std::fs::write(c.join("notes.md"), "# Mosaic plots\n\nA mosaic plot shows a contingency table as tiles whose areas are the cell frequencies.\n").unwrap();
+    std::fs::write(c.join("data.bin"), [0u8, 1, 2]).unwrap();
+    t
+}
+
+#[test]
+fn ingest_query_reingest_delete() {
+    let t = setup();
+    let dir = t.path();
+
+    // First ingest: the two papers and the Markdown file go in; the corrupt PDF fails (exit 1)
+    // and is listed with its reason; the .bin is skipped.
+    let o = indexer(
+        dir,
+        &["ingest", "corpus", "--json", "--quiet", "--jobs", "2"],
+    );
+    assert_eq!(o.status.code(), Some(1), "stderr:\n{}", stderr(&o));
+    let s = json(&o);
+    let added: Vec<&str> = s["added"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        added,
+        [
+            "corpus/acmart.pdf",
+            "corpus/notes.md",
+            "corpus/sub/revtex.pdf"
+        ]
+    );
+    assert_eq!(s["failed"][0]["doc"], "corpus/broken.pdf");
+    assert!(!s["failed"][0]["error"].as_str().unwrap().is_empty());
+    assert_eq!(s["skipped"][0]["doc"], "corpus/data.bin");
+    let embedded = s["embedded"].as_u64().unwrap();
+    assert!(embedded > 40, "{s}");
+    assert_eq!(s["notes_total"].as_u64().unwrap(), embedded);
+
+    // Query in every format.
+    let o = indexer(
+        dir,
+        &[
+            "query",
+            "Which table lists the frequency of special characters?",
+            "--format",
+            "json",
+            "--budget",
+            "5",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = json(&o);
+    assert_eq!(r["selector"], "cds");
+    assert_eq!(r["budget"], 5);
+    let hits = r["hits"].as_array().unwrap();
+    assert_eq!(hits.len(), 5);
+    for (i, h) in hits.iter().enumerate() {
+        assert_eq!(h["rank"], i + 1);
+        for field in ["id", "doc", "kind", "text"] {
+            assert!(
+                h["note"][field].is_string(),
+                "hit {i} lacks note.{field}: {h}"
+            );
+        }
+        assert!(h["score"].is_f64() && h["cosine"].is_f64());
+        assert!(h["snippet"]["text"].is_string() && h["snippet"]["highlights"].is_array());
+    }
+    let d = &r["diagnostics"];
+    for field in [
+        "alpha",
+        "lambda_max",
+        "iterations",
+        "kkt_residual",
+        "x_query",
+        "support_size",
+        "objective",
+    ] {
+        assert!(!d[field].is_null(), "diagnostics lack {field}: {d}");
+    }
+    // The table with that caption is on page 3 of the ACM sample: some selected note is there.
+    assert!(
+        hits.iter()
+            .any(|h| h["note"]["doc"] == "corpus/acmart.pdf" && h["note"]["page"] == 3),
+        "no evidence from acmart.pdf p.3: {}",
+        hits.iter()
+            .map(|h| format!("{} p.{}", h["note"]["doc"], h["note"]["page"]))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+
+    let o = indexer(
+        dir,
+        &[
+            "query",
+            "special characters frequency table",
+            "--budget",
+            "3",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .starts_with("special characters frequency table — 3 of "),
+        "{text}"
+    );
+    assert!(text.contains(" 1. corpus/"), "{text}");
+
+    let o = indexer(
+        dir,
+        &[
+            "query",
+            "special characters frequency table",
+            "--format",
+            "markdown",
+            "--budget",
+            "3",
+            "--kind",
+            "table",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let md = stdout(&o);
+    assert!(
+        md.starts_with("# Evidence for: special characters frequency table\n"),
+        "{md}"
+    );
+    assert!(md.contains("## [1] corpus/acmart.pdf p.3 (table)"), "{md}");
+    // A table note carries its crop as an image link to a PNG the index owns.
+    let link = md
+        .lines()
+        .find(|l| l.starts_with("![table 1]("))
+        .unwrap_or_else(|| panic!("no crop link:\n{md}"));
+    let png = link.trim_start_matches("![table 1](").trim_end_matches(')');
+    let png = dir.join(png);
+    assert!(
+        std::fs::read(&png).unwrap().starts_with(b"\x89PNG"),
+        "{}",
+        png.display()
+    );
+
+    // Filters: only the Markdown document.
+    let o = indexer(
+        dir,
+        &[
+            "query",
+            "mosaic plot",
+            "--doc",
+            "corpus/notes.md",
+            "--format",
+            "json",
+        ],
+    );
+    let r = json(&o);
+    assert!(
+        r["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|h| h["note"]["doc"] == "corpus/notes.md"),
+        "{r}"
+    );
+    assert!(!r["hits"].as_array().unwrap().is_empty());
+
+    // show, stats, export.
+    let id = hits[0]["note"]["id"].as_str().unwrap().to_string();
+    let o = indexer(dir, &["show", &id]);
+    assert!(
+        o.status.success() && stdout(&o).starts_with(&format!("id:       {id}\n")),
+        "{}",
+        stdout(&o)
+    );
+    let o = indexer(dir, &["stats", "--json"]);
+    let st = json(&o);
+    assert_eq!(st["stats"]["documents"], 3);
+    assert_eq!(st["stats"]["failed_files"], 1);
+    let o = indexer(dir, &["export", "--format", "jsonl"]);
+    let lines: Vec<Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len() as u64, embedded);
+
+    // Re-ingest: nothing changed, nothing embedded.
+    let o = indexer(dir, &["ingest", "corpus", "--json", "--quiet"]);
+    let s = json(&o);
+    assert_eq!(s["embedded"], 0, "{s}");
+    assert_eq!(s["unchanged"], 3, "{s}");
+
+    // Delete a file and change another: the deleted one is gone, the changed one replaced.
+    std::fs::remove_file(dir.join("corpus/sub/revtex.pdf")).unwrap();
+    std::fs::write(
+        dir.join("corpus/notes.md"),
+        "# Doubles\n\nA doubledecker plot stacks bars.\n",
+    )
+    .unwrap();
+    let o = indexer(dir, &["ingest", "corpus", "--json", "--quiet"]);
+    let s = json(&o);
+    assert_eq!(s["removed"][0], "corpus/sub/revtex.pdf", "{s}");
+    assert_eq!(s["updated"][0], "corpus/notes.md", "{s}");
+    let o = indexer(dir, &["export"]);
+    let docs: std::collections::BTreeSet<String> = stdout(&o)
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["doc"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(
+        docs.into_iter().collect::<Vec<_>>(),
+        ["corpus/acmart.pdf", "corpus/notes.md"]
+    );
+    let o = indexer(
+        dir,
+        &[
+            "query",
+            "doubledecker",
+            "--doc",
+            "corpus/notes.md",
+            "--format",
+            "json",
+        ],
+    );
+    assert!(
+        json(&o)["hits"][0]["note"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("doubledecker")
+    );
+}
+
+#[test]
+fn errors_have_hints_and_exit_codes() {
+    let t = tempfile::tempdir().unwrap();
+    let o = indexer(t.path(), &["query", "anything"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(e.starts_with("error: no index in .indexer"), "{e}");
+    assert!(e.contains("\nhint: run indexer ingest PATH"), "{e}");
+
+    let o = Command::new(env!("CARGO_BIN_EXE_indexer"))
+        .args(["ingest", "."])
+        .current_dir(t.path())
+        .env("INDEXER_RUNTIME", t.path().join("no-runtime"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(e.contains("INDEXER_RUNTIME points at"), "{e}");
+    assert!(e.contains("hint:"), "{e}");
+
+    let o = indexer(t.path(), &["query"]);
+    assert_eq!(o.status.code(), Some(2), "usage errors exit 2");
+    let o = indexer(t.path(), &["ingest", "missing-folder"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("missing-folder: no such file or folder"));
+}
