@@ -1,0 +1,118 @@
+use std::path::{Path, PathBuf};
+
+/// Errors of the index crate. User errors (no index, wrong format, another writer, bad input)
+/// are separate from internal and IO errors; [`Error::hint`] says what the user can do.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("no index in {}", dir.display())]
+    NoIndex { dir: PathBuf },
+
+    #[error(
+        "index in {} has format version {found}, this build reads version {expected}",
+        dir.display()
+    )]
+    FormatVersion {
+        dir: PathBuf,
+        found: u32,
+        expected: u32,
+    },
+
+    #[error(
+        "index in {} was built with encoder {found:?} ({found_dim} dimensions), not {wanted:?} ({wanted_dim} dimensions)",
+        dir.display()
+    )]
+    ModelMismatch {
+        dir: PathBuf,
+        found: String,
+        found_dim: usize,
+        wanted: String,
+        wanted_dim: usize,
+    },
+
+    #[error("another ingest holds the index lock {}", path.display())]
+    Locked { path: PathBuf },
+
+    #[error("invalid input for document {doc:?}: {message}")]
+    InvalidInput { doc: String, message: String },
+
+    #[error("corrupt index file {}: {message}", path.display())]
+    Corrupt { path: PathBuf, message: String },
+
+    #[error("{context} {}", path.display())]
+    Io {
+        context: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
+    #[error("tantivy failed on {}", path.display())]
+    Tantivy {
+        path: PathBuf,
+        #[source]
+        source: tantivy::TantivyError,
+    },
+
+    #[error("vector graph failed on {}: {message}", path.display())]
+    Graph { path: PathBuf, message: String },
+}
+
+impl Error {
+    /// Whether the user caused the error and can fix it (as opposed to an IO or internal
+    /// failure).
+    pub fn is_user_error(&self) -> bool {
+        matches!(
+            self,
+            Error::NoIndex { .. }
+                | Error::FormatVersion { .. }
+                | Error::ModelMismatch { .. }
+                | Error::Locked { .. }
+                | Error::InvalidInput { .. }
+        )
+    }
+
+    /// What the user can do about the error, when there is something.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            Error::NoIndex { .. } => Some("run indexer ingest PATH".into()),
+            Error::FormatVersion { dir, .. } => Some(format!(
+                "delete the folder {} and run indexer ingest PATH to rebuild it",
+                dir.display()
+            )),
+            Error::ModelMismatch { dir, .. } => Some(format!(
+                "ingest with the encoder the index was built with, or delete the folder {} to rebuild it with the new one",
+                dir.display()
+            )),
+            Error::Locked { .. } => {
+                Some("wait for the other ingest to finish (one writer per index)".into())
+            }
+            Error::Corrupt { .. } => {
+                Some("delete the index folder and run indexer ingest PATH to rebuild it".into())
+            }
+            _ => None,
+        }
+    }
+
+    pub(crate) fn io(context: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> Error {
+        let path = path.to_path_buf();
+        move |source| Error::Io {
+            context,
+            path,
+            source,
+        }
+    }
+
+    pub(crate) fn tantivy(path: &Path) -> impl FnOnce(tantivy::TantivyError) -> Error {
+        let path = path.to_path_buf();
+        move |source| Error::Tantivy { path, source }
+    }
+
+    pub(crate) fn corrupt(path: &Path, message: impl Into<String>) -> Error {
+        Error::Corrupt {
+            path: path.to_path_buf(),
+            message: message.into(),
+        }
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

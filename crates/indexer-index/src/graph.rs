@@ -1,0 +1,272 @@
+//! The HNSW graph over a store's vectors (hnsw_rs), and exact search, its reference.
+
+use crate::error::{Error, Result};
+use hnsw_rs::anndists::dist::Distance;
+use hnsw_rs::prelude::{AnnT, FilterT, Hnsw, HnswIo};
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+use std::fs::File;
+use std::path::Path;
+
+/// Below this many live rows the index keeps no graph and searches exactly: a scan of 20,000
+/// rows of 384 floats takes a few milliseconds, and a graph build is not worth it.
+pub const EXACT_THRESHOLD: usize = 20_000;
+
+/// HNSW parameters. `max_nb_connection` is the paper's M, `ef_construction` its
+/// efConstruction, `ef_search` its ef at query time.
+#[derive(Debug, Clone, Copy)]
+pub struct HnswParams {
+    pub max_nb_connection: usize,
+    pub ef_construction: usize,
+    pub ef_search: usize,
+}
+
+impl Default for HnswParams {
+    fn default() -> Self {
+        HnswParams {
+            max_nb_connection: 16,
+            ef_construction: 200,
+            ef_search: 200,
+        }
+    }
+}
+
+/// Cosine distance of unit vectors, `1 - a.b`, clamped at zero. hnsw_rs's own `DistDot`
+/// asserts `a.b <= 1`, which rounding breaks for near-duplicate unit vectors.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct UnitDot;
+
+impl Distance<f32> for UnitDot {
+    fn eval(&self, va: &[f32], vb: &[f32]) -> f32 {
+        (1.0 - dot(va, vb)).max(0.0)
+    }
+}
+
+/// Dot product with independent accumulators, so the compiler vectorises it.
+#[inline]
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    debug_assert_eq!(a.len(), b.len());
+    let mut acc = [0f32; 8];
+    let ca = a.chunks_exact(8);
+    let cb = b.chunks_exact(8);
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for i in 0..8 {
+            acc[i] += x[i] * y[i];
+        }
+    }
+    let mut s: f32 = acc.iter().sum();
+    for (x, y) in ra.iter().zip(rb) {
+        s += x * y;
+    }
+    s
+}
+
+/// A (cosine, ordinal) pair ordered so that a `BinaryHeap` of them pops the worst first.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Worst(f32, usize);
+impl Eq for Worst {}
+impl PartialOrd for Worst {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Worst {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .0
+            .total_cmp(&self.0)
+            .then_with(|| self.1.cmp(&other.1))
+    }
+}
+
+/// Keeps the k best (highest cosine, then lowest ordinal) of what it is offered.
+#[derive(Debug)]
+pub(crate) struct TopK {
+    k: usize,
+    heap: BinaryHeap<Worst>,
+}
+
+impl TopK {
+    pub fn new(k: usize) -> TopK {
+        TopK {
+            k,
+            heap: BinaryHeap::with_capacity(k + 1),
+        }
+    }
+    #[inline]
+    pub fn offer(&mut self, cosine: f32, ordinal: usize) {
+        if self.k == 0 {
+            return;
+        }
+        if self.heap.len() < self.k {
+            self.heap.push(Worst(cosine, ordinal));
+        } else if let Some(w) = self.heap.peek()
+            && Worst(cosine, ordinal) < *w
+        {
+            self.heap.pop();
+            self.heap.push(Worst(cosine, ordinal));
+        }
+    }
+    /// Best first.
+    pub fn into_sorted(self) -> Vec<(usize, f32)> {
+        let mut v: Vec<Worst> = self.heap.into_vec();
+        v.sort();
+        v.into_iter().map(|Worst(c, o)| (o, c)).collect()
+    }
+}
+
+/// Exact top-k by cosine over `ordinals` of a row-major matrix, keeping rows `keep` accepts.
+pub fn exact_search(
+    matrix: &[f32],
+    dim: usize,
+    query: &[f32],
+    k: usize,
+    ordinals: impl Iterator<Item = usize>,
+    keep: impl Fn(usize) -> bool,
+) -> Vec<(usize, f32)> {
+    let mut top = TopK::new(k);
+    for o in ordinals {
+        if keep(o) {
+            top.offer(dot(query, &matrix[o * dim..(o + 1) * dim]), o);
+        }
+    }
+    top.into_sorted()
+}
+
+/// A loaded or freshly built HNSW graph whose point ids are store ordinals.
+pub(crate) struct Graph {
+    hnsw: Hnsw<'static, f32, UnitDot>,
+}
+
+impl std::fmt::Debug for Graph {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Graph")
+            .field("points", &self.hnsw.get_nb_point())
+            .finish()
+    }
+}
+
+struct Keep<'a>(&'a (dyn Fn(usize) -> bool + Sync));
+impl FilterT for Keep<'_> {
+    fn hnsw_filter(&self, id: &usize) -> bool {
+        (self.0)(*id)
+    }
+}
+
+impl Graph {
+    /// Builds a graph over the rows `ordinals` of `matrix`, inserting in parallel.
+    pub fn build(matrix: &[f32], dim: usize, ordinals: &[usize], params: HnswParams) -> Graph {
+        let max_layer = 16;
+        let hnsw = Hnsw::new(
+            params.max_nb_connection,
+            ordinals.len().max(1),
+            max_layer,
+            params.ef_construction,
+            UnitDot,
+        );
+        let data: Vec<(&[f32], usize)> = ordinals
+            .iter()
+            .map(|&o| (&matrix[o * dim..(o + 1) * dim], o))
+            .collect();
+        hnsw.parallel_insert_slice(&data);
+        Graph { hnsw }
+    }
+
+    pub fn points(&self) -> usize {
+        self.hnsw.get_nb_point()
+    }
+
+    /// Writes `basename.hnsw.graph` and `basename.hnsw.data` in `dir` and fsyncs them.
+    pub fn dump(&self, dir: &Path, basename: &str) -> Result<()> {
+        let written = self
+            .hnsw
+            .file_dump(dir, basename)
+            .map_err(|e| Error::Graph {
+                path: dir.join(basename),
+                message: format!("{e:#}"),
+            })?;
+        if written != basename {
+            return Err(Error::Graph {
+                path: dir.join(basename),
+                message: format!("hnsw_rs wrote {written:?} instead"),
+            });
+        }
+        for suffix in [".hnsw.graph", ".hnsw.data"] {
+            let p = dir.join(format!("{basename}{suffix}"));
+            File::open(&p)
+                .and_then(|f| f.sync_all())
+                .map_err(Error::io("cannot fsync", &p))?;
+        }
+        Ok(())
+    }
+
+    pub fn load(dir: &Path, basename: &str) -> Result<Graph> {
+        // hnsw_rs ties a loaded graph's lifetime to its loader (`load_hnsw(&'a mut self) ->
+        // Hnsw<'b>` with `'a: 'b`), for the case where points live in the loader's memory
+        // map. Without the map option the points are copied into the graph and the loader
+        // keeps a path and a few counters, so leaking the loader is a small, bounded cost:
+        // one per graph file loaded, and `Index::reopen` reuses a loaded graph. The
+        // alternative, a self-referential struct, needs unsafe code for no gain.
+        let io: &'static mut HnswIo = Box::leak(Box::new(HnswIo::new(dir, basename)));
+        let hnsw = io.load_hnsw::<f32, UnitDot>().map_err(|e| Error::Graph {
+            path: dir.join(basename),
+            message: format!("{e:#}"),
+        })?;
+        Ok(Graph { hnsw })
+    }
+
+    /// The `k` nearest points that `keep` accepts, best first, as (ordinal, cosine).
+    pub fn search(
+        &self,
+        query: &[f32],
+        k: usize,
+        ef: usize,
+        keep: &(dyn Fn(usize) -> bool + Sync),
+    ) -> Vec<(usize, f32)> {
+        if k == 0 || self.points() == 0 {
+            return Vec::new();
+        }
+        let ef = ef.max(k);
+        // Ask for `ef` results: hnsw_rs truncates to the requested count before it applies
+        // the filter, so asking for exactly k could return fewer matches than exist.
+        let filter = Keep(keep);
+        let found = self.hnsw.search_filter(query, ef, ef, Some(&filter));
+        let mut out: Vec<(usize, f32)> = found
+            .into_iter()
+            .filter(|n| keep(n.d_id))
+            .map(|n| (n.d_id, 1.0 - n.distance))
+            .collect();
+        out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        out.truncate(k);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn top_k_keeps_the_best_in_order() {
+        let mut t = TopK::new(3);
+        for (o, c) in [(0, 0.1), (1, 0.9), (2, 0.5), (3, 0.7), (4, 0.9), (5, -1.0)] {
+            t.offer(c, o);
+        }
+        assert_eq!(t.into_sorted(), vec![(1, 0.9), (4, 0.9), (3, 0.7)]);
+    }
+
+    #[test]
+    fn dot_matches_naive_sum_for_odd_lengths() {
+        let a: Vec<f32> = (0..13).map(|i| i as f32 * 0.5).collect();
+        let b: Vec<f32> = (0..13).map(|i| 1.0 - i as f32 * 0.1).collect();
+        let naive: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+        assert!((dot(&a, &b) - naive).abs() < 1e-4);
+    }
+
+    #[test]
+    fn unit_dot_never_goes_negative() {
+        let v = [0.6f32, 0.8000001];
+        assert_eq!(UnitDot.eval(&v, &v), 0.0);
+    }
+}

@@ -1,0 +1,55 @@
+//! The index of `indexer`: tantivy BM25 over note text, a memory-mapped f32 vector matrix
+//! with an HNSW graph (`hnsw_rs`), a note store, all tied together per generation by a
+//! manifest written atomically, and hybrid candidate retrieval fused by reciprocal rank
+//! fusion.
+//!
+//! One [`Writer`] per folder stages document upserts and removals and commits them as a new
+//! generation; any number of [`Index`] readers (in any process) each see one complete
+//! generation.
+//!
+//! ```
+//! use indexer_index::{CandidateQuery, Index, Writer};
+//! use indexer_notes::{Note, NoteKind, ParsedDocument};
+//! let dir = tempfile::tempdir().unwrap();
+//! let mut w = Writer::open_or_create(dir.path(), "test-model", 2).unwrap();
+//! let note = Note::new("a.md#t0", "a.md", NoteKind::Text, "hybrid retrieval of notes");
+//! let doc = ParsedDocument {
+//!     doc: "a.md".into(), hash: "h1".into(), title: None, pages: 1,
+//!     pages_without_text: vec![], notes: vec![note], warnings: vec![],
+//! };
+//! w.upsert(doc, vec![1.0, 0.0]).unwrap();
+//! w.commit().unwrap();
+//! let index = Index::open(dir.path()).unwrap();
+//! let set = index
+//!     .candidates(&CandidateQuery { text: "retrieval", vector: &[1.0, 0.0], ..Default::default() })
+//!     .unwrap();
+//! assert_eq!(set.hits[0].note_id, "a.md#t0");
+//! assert_eq!(set.vectors, vec![1.0, 0.0]);
+//! ```
+
+mod error;
+mod fsutil;
+mod graph;
+mod index;
+mod manifest;
+mod schema;
+mod store;
+mod writer;
+
+pub use error::{Error, Result};
+pub use fsutil::GcStats;
+pub use graph::{EXACT_THRESHOLD, HnswParams, dot, exact_search};
+pub use index::{
+    Candidate, CandidateQuery, CandidateSet, DocumentInfo, FailureInfo, Filter, Index, Stats,
+};
+pub use schema::FORMAT_VERSION;
+pub use writer::{CommitStats, GraphAction, Writer};
+
+#[cfg(test)]
+mod send_sync {
+    fn assert_send_sync<T: Send + Sync>() {}
+    #[test]
+    fn index_is_send_and_sync() {
+        assert_send_sync::<super::Index>();
+    }
+}
