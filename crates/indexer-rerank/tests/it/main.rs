@@ -1,0 +1,7 @@
+//! Integration tests of indexer-rerank: properties of the CDS solvers, each baseline against a
+//! plain dense reference, and the documented edge cases.
+
+mod baselines;
+mod cds;
+mod edge;
+mod reference;
