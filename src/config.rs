@@ -15,6 +15,7 @@ pub struct Config {
     pub budget: Option<usize>,
     pub candidates: Option<usize>,
     pub jobs: Option<usize>,
+    pub model: Option<String>,
 }
 
 impl Config {

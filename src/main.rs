@@ -82,6 +82,10 @@ struct IngestArgs {
     /// Chunk by characters as the paper does (3000 with 300 overlap) instead of encoder tokens
     #[arg(long)]
     paper_chunks: bool,
+    /// Encoder: a folder name under the runtime's models/ or a path to a model folder
+    /// [env: INDEXER_MODEL] [default: all-MiniLM-L6-v2]
+    #[arg(long, value_name = "MODEL")]
+    model: Option<String>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -258,7 +262,16 @@ fn ingest(args: IngestArgs, cfg: &config::Config, index_dir: PathBuf) -> Result<
     let rt = indexer_runtime::Runtime::discover()?;
     // Fail early, before any work, if pdfium is missing; the workers bind it themselves.
     rt.pdfium_library()?;
-    let encoder = indexer_embed::OnnxEncoder::from_runtime(&rt, indexer_runtime::DEFAULT_MODEL)?;
+    let model = args
+        .model
+        .or(config::env_string("INDEXER_MODEL"))
+        .or(cfg.model.clone())
+        .unwrap_or_else(|| indexer_runtime::DEFAULT_MODEL.to_string());
+    // Embedding is the slow part of ingest and runs after parsing: give it every core.
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    let encoder = indexer_engine::load_encoder(&rt, &model, cores)?;
     let base = std::env::current_dir()?;
     let mut icfg = IngestConfig::new(&index_dir, base, worker_command()?);
     icfg.options.jobs = jobs;

@@ -23,7 +23,7 @@ pub use indexer_rerank::SelectorKind;
 pub use ingest::{Failure, IngestConfig, IngestEvent, IngestSummary, doc_id, ingest};
 pub use search::{
     DEFAULT_BUDGET, DEFAULT_CANDIDATES, DEFAULT_SELECTOR, Engine, Hit, SearchRequest,
-    SearchResponse, Timings, load_encoder_for, safe_child,
+    SearchResponse, Timings, load_encoder, load_encoder_for, safe_child,
 };
 pub use snippet::{Snippet, query_terms, snippet};
 
@@ -40,6 +40,12 @@ pub enum Error {
     Input {
         path: std::path::PathBuf,
         message: String,
+    },
+    /// The index was built with a model that is not installed in the runtime.
+    #[error("the index was built with the model {id}, which no model.toml under {} names", models.display())]
+    ModelNotInstalled {
+        id: String,
+        models: std::path::PathBuf,
     },
     #[error(transparent)]
     Runtime(#[from] indexer_runtime::Error),
@@ -58,6 +64,9 @@ impl Error {
     pub fn hint(&self) -> Option<String> {
         match self {
             Error::Runtime(e) => Some(e.hint().to_string()),
+            Error::ModelNotInstalled { .. } => Some(
+                "install that model's folder (ONNX file, tokenizer.json, model.toml) under the runtime's models/, or re-ingest into a new index with --model".into(),
+            ),
             Error::Embed(e) => e.hint().map(str::to_string),
             Error::Index(e) => e.hint(),
             _ => None,
@@ -67,7 +76,10 @@ impl Error {
     /// Whether the error is the caller's to fix (a 4xx for the server), not an internal one.
     pub fn is_user_error(&self) -> bool {
         match self {
-            Error::BadRequest(_) | Error::Input { .. } | Error::Runtime(_) => true,
+            Error::BadRequest(_)
+            | Error::Input { .. }
+            | Error::Runtime(_)
+            | Error::ModelNotInstalled { .. } => true,
             Error::Embed(e) => e.is_user_error(),
             Error::Index(e) => e.is_user_error(),
             Error::Ingest(e) => e.is_user_error(),

@@ -268,15 +268,55 @@ pub fn safe_child(dir: &Path, name: &str) -> Option<PathBuf> {
     (canon.starts_with(&canon_dir) && canon.is_file()).then_some(canon)
 }
 
-/// Loads the encoder an index was built with: the model folder in the runtime whose manifest
-/// id matches, or the default model when the index uses it.
+/// Loads an encoder: `model` is a folder name under the runtime's `models/` (for example
+/// `all-MiniLM-L6-v2`) or a path to a model folder. `threads` is ONNX Runtime's intra-op
+/// thread count.
+pub fn load_encoder(
+    runtime: &indexer_runtime::Runtime,
+    model: &str,
+    threads: usize,
+) -> Result<OnnxEncoder> {
+    let p = Path::new(model);
+    let dir = if p.is_dir() {
+        p.to_path_buf()
+    } else {
+        runtime.model_dir(model)?
+    };
+    Ok(OnnxEncoder::builder(&dir)
+        .runtime_library(runtime.onnxruntime_library()?)
+        .intra_threads(threads.max(1))
+        .build()?)
+}
+
+/// Loads the encoder an index was built with: the model folder under the runtime's `models/`
+/// whose manifest id is the index's model id.
 pub fn load_encoder_for(
     runtime: &indexer_runtime::Runtime,
     model_id: &str,
 ) -> Result<Arc<dyn Encoder>> {
-    let encoder = OnnxEncoder::from_runtime(runtime, indexer_runtime::DEFAULT_MODEL)?;
-    indexer_embed::check_model_id(model_id, &encoder)?;
-    Ok(Arc::new(encoder))
+    let models = runtime.root().join("models");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&models)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .map(|e| e.path())
+                .filter(|p| p.is_dir())
+                .collect()
+        })
+        .unwrap_or_default();
+    dirs.sort();
+    for dir in dirs {
+        let Ok(manifest) = indexer_embed::ModelManifest::from_dir(&dir) else {
+            continue;
+        };
+        if manifest.id == model_id {
+            let name = dir.to_string_lossy().into_owned();
+            return Ok(Arc::new(load_encoder(runtime, &name, 1)?));
+        }
+    }
+    Err(Error::ModelNotInstalled {
+        id: model_id.to_string(),
+        models,
+    })
 }
 
 #[cfg(test)]
