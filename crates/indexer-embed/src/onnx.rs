@@ -164,7 +164,8 @@ impl OnnxEncoderBuilder {
                 ),
             })?;
 
-        let ort_err = |e: ort::Error| Error::LoadRuntime {
+        // Setting session options fails only inside ONNX Runtime: an internal error.
+        let ort_err = |e: ort::Error| Error::Inference {
             path: onnx_path.clone(),
             reason: e.to_string(),
         };
