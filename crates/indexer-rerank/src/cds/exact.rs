@@ -87,7 +87,22 @@ struct Solver<'p, 'a> {
     cache: GramCache,
 }
 
+/// A way to apply H^-1 on the current face.
+enum HInv {
+    /// The Cholesky factor of H.
+    Dense(Vec<f64>),
+    /// CG on K plus the Sherman-Morrison term: keeps K^-1 1 and 1 - beta 1'K^-1 1.
+    Cg { k1: Vec<f64>, denom: f64 },
+}
+
 impl Solver<'_, '_> {
+    /// The stationary point of the face {query} + t, refined against the exact payoffs.
+    ///
+    /// The face system J [x; lambda] = [0; 1] is solved through H^-1 (see the module
+    /// documentation); then up to three steps of iterative refinement J d = -residual with the
+    /// residual from the f64 low-rank payoffs. Refinement is what makes large faces exact: via
+    /// Sherman-Morrison, H^-1 amplifies the solver's relative error by 1 / (1 - beta 1'K^-1 1),
+    /// about alpha / eps, so a single solve at N = 5,000 leaves a KKT residual near 1e-8.
     fn face(&mut self, t: &[usize]) -> Option<Face> {
         let k = t.len();
         if k == 0 {
@@ -98,32 +113,60 @@ impl Solver<'_, '_> {
         }
         let st: Vec<f64> = t.iter().map(|i| self.p.s[*i]).collect();
         let ones = vec![1.0; k];
-        let (a, b) = if k <= DENSE_MAX {
-            self.dense_solves(t, &st, &ones)?
+        let hinv = if k <= DENSE_MAX {
+            self.dense_factor(t)?
         } else {
-            self.cg_solves(t, &st, &ones)?
+            self.cg_factor(t)?
         };
+        let a = self.h_solve(&hinv, t, &st)?;
+        let b = self.h_solve(&hinv, t, &ones)?;
         let (pp, q, r) = (dot(&st, &a), a.iter().sum::<f64>(), b.iter().sum::<f64>());
         let den = (1.0 + q) * (1.0 + q) - pp * r;
         if !(den > 1e-12 * (1.0 + q) * (1.0 + q)) {
             return None;
         }
-        let x0 = (1.0 + q) / den;
-        let lambda = pp / den;
-        let xt = a
-            .iter()
-            .zip(&b)
-            .map(|(ai, bi)| x0 * ai - lambda * bi)
-            .collect();
+        // Solves J [x0; x_T; lambda] = [f0; f_T; g] given c = H^-1 f_T.
+        let solve = |f0: f64, g: f64, c: &[f64]| {
+            let (sc, oc) = (dot(&st, c), c.iter().sum::<f64>());
+            let x0 = ((1.0 + q) * (g + oc) - r * (f0 + sc)) / den;
+            let lambda = (pp * (g + oc) - (1.0 + q) * (f0 + sc)) / den;
+            let xt: Vec<f64> = (0..k).map(|m| x0 * a[m] - lambda * b[m] - c[m]).collect();
+            (x0, xt, lambda)
+        };
+        let (mut x0, mut xt, mut lambda) = solve(0.0, 1.0, &vec![0.0; k]);
+        let n = self.p.n;
+        let mut full = vec![0.0; n + 1];
+        for _ in 0..3 {
+            full.iter_mut().for_each(|v| *v = 0.0);
+            full[0] = x0;
+            for (m, i) in t.iter().enumerate() {
+                full[i + 1] = xt[m];
+            }
+            let pay = self.p.payoff(&full);
+            let f0 = lambda - pay[0];
+            let ft: Vec<f64> = t.iter().map(|i| lambda - pay[i + 1]).collect();
+            let g = 1.0 - x0 - xt.iter().sum::<f64>();
+            // Well below the KKT target, which is an L2 norm over up to k + 1 entries.
+            let scale = 1e-3 * self.p.opts.kkt_tol / ((k + 1) as f64).sqrt();
+            if f0
+                .abs()
+                .max(g.abs())
+                .max(ft.iter().fold(0.0f64, |m, v| m.max(v.abs())))
+                <= scale
+            {
+                break;
+            }
+            // Newton on the linear face system: J d = -residual = [f0; f_T; g].
+            let c = self.h_solve(&hinv, t, &ft)?;
+            let (d0, dt, dl) = solve(f0, g, &c);
+            x0 += d0;
+            lambda += dl;
+            xt.iter_mut().zip(&dt).for_each(|(x, d)| *x += d);
+        }
         Some(Face { x0, xt })
     }
 
-    fn dense_solves(
-        &mut self,
-        t: &[usize],
-        st: &[f64],
-        ones: &[f64],
-    ) -> Option<(Vec<f64>, Vec<f64>)> {
+    fn dense_factor(&mut self, t: &[usize]) -> Option<HInv> {
         for j in t {
             self.cache.ensure(self.p, *j);
         }
@@ -138,41 +181,49 @@ impl Solver<'_, '_> {
             }
             h[a * k + a] = alpha;
         }
-        let l = cholesky(&mut h, k)?;
-        Some((chol_solve(l, k, st), chol_solve(l, k, ones)))
+        cholesky(&mut h, k)?;
+        Some(HInv::Dense(h))
     }
 
-    /// H^-1 s_T and H^-1 1 without solving with H itself: H = K - beta 11' with
-    /// K = alpha I + beta Z_T Z_T' + beta diag(1 - g) well conditioned (eigenvalues in
-    /// [alpha, alpha + beta lambda_max(Z_T Z_T')]), so CG on K converges in a few steps, and
-    /// Sherman-Morrison adds the rank-one term. CG on H directly was rejected: its eigenvalue
-    /// near eps makes it ill-conditioned (alpha / eps, about 1e5 to 1e6) and the solves lose
-    /// the digits the KKT check needs.
-    fn cg_solves(&self, t: &[usize], st: &[f64], ones: &[f64]) -> Option<(Vec<f64>, Vec<f64>)> {
-        let p = self.p;
-        let dim = p.c.dim;
-        let (alpha, beta) = (p.alpha, p.opts.beta);
-        let k_mul = |v: &[f64], out: &mut [f64]| {
-            let mut u = vec![0.0; dim];
-            for (i, vi) in t.iter().zip(v) {
-                kernels::axpy_f32_f64(*vi, p.c.note(*i), &mut u);
-            }
-            for (a, i) in t.iter().enumerate() {
-                let zu = kernels::dot_f32_f64(p.c.note(*i), &u);
-                out[a] = alpha * v[a] + beta * (zu + (1.0 - p.sq_norms[*i]) * v[a]);
-            }
-        };
-        let ks = conjugate_gradient(&k_mul, st)?;
-        let k1 = conjugate_gradient(&k_mul, ones)?;
-        let gamma: f64 = k1.iter().sum();
-        let denom = 1.0 - beta * gamma;
+    /// H = K - beta 11' with K = alpha I + beta Z_T Z_T' + beta diag(1 - g) well conditioned
+    /// (eigenvalues in [alpha, alpha + beta lambda_max(Z_T Z_T')]), so CG on K converges in a
+    /// few steps and Sherman-Morrison adds the rank-one term. CG on H itself was rejected: its
+    /// eigenvalue near eps makes it ill-conditioned (alpha / eps, about 1e5 to 1e6).
+    fn cg_factor(&self, t: &[usize]) -> Option<HInv> {
+        let k1 = conjugate_gradient(
+            &|v: &[f64], out: &mut [f64]| self.k_mul(t, v, out),
+            &vec![1.0; t.len()],
+        )?;
+        let denom = 1.0 - self.p.opts.beta * k1.iter().sum::<f64>();
         if !(denom > 0.0) {
             return None;
         }
-        let c = beta * ks.iter().sum::<f64>() / denom;
-        let a = ks.iter().zip(&k1).map(|(x, y)| x + c * y).collect();
-        let b = k1.iter().map(|y| y / denom).collect();
-        Some((a, b))
+        Some(HInv::Cg { k1, denom })
+    }
+
+    fn k_mul(&self, t: &[usize], v: &[f64], out: &mut [f64]) {
+        let p = self.p;
+        let (alpha, beta) = (p.alpha, p.opts.beta);
+        let mut u = vec![0.0; p.c.dim];
+        for (i, vi) in t.iter().zip(v) {
+            kernels::axpy_f32_f64(*vi, p.c.note(*i), &mut u);
+        }
+        for (a, i) in t.iter().enumerate() {
+            let zu = kernels::dot_f32_f64(p.c.note(*i), &u);
+            out[a] = alpha * v[a] + beta * (zu + (1.0 - p.sq_norms[*i]) * v[a]);
+        }
+    }
+
+    fn h_solve(&self, hinv: &HInv, t: &[usize], rhs: &[f64]) -> Option<Vec<f64>> {
+        match hinv {
+            HInv::Dense(l) => Some(chol_solve(l, t.len(), rhs)),
+            HInv::Cg { k1, denom } => {
+                let kr =
+                    conjugate_gradient(&|v: &[f64], out: &mut [f64]| self.k_mul(t, v, out), rhs)?;
+                let c = self.p.opts.beta * kr.iter().sum::<f64>() / denom;
+                Some(kr.iter().zip(k1).map(|(x, y)| x + c * y).collect())
+            }
+        }
     }
 }
 
@@ -269,17 +320,15 @@ pub(super) fn solve(p: &CdsProblem<'_>) -> Outcome {
     let mut t: Vec<usize> = Vec::new();
     let tol = p.opts.kkt_tol;
     for attempt in 0..3 {
-        match active_set(&mut solver, &mut x, &mut t, &mut iterations) {
-            Ok(()) => {
-                if p.kkt_residual(&x) < tol || attempt == 2 {
-                    break;
-                }
-            }
-            Err(()) if attempt == 2 => break,
-            Err(()) => {}
+        // A finished active set is final: its KKT residual is as small as f64 allows. Only a
+        // failure (a non-concave face, or the cap) goes to the polishing dynamics.
+        if active_set(&mut solver, &mut x, &mut t, &mut iterations).is_ok() || attempt == 2 {
+            break;
         }
         // Polish with dynamics that need no face solve, then restart from their support.
-        polish_steps += inimdyn(p, &mut x, 200 * (n + 1), 0.1 * tol);
+        // Capped by work as well as by steps: each step costs O(N d).
+        let work_cap = (4e9 / ((n + 1) * p.c.dim) as f64) as usize;
+        polish_steps += inimdyn(p, &mut x, (50 * (n + 1)).min(work_cap.max(100)), 0.1 * tol);
         t = (0..n).filter(|i| x[i + 1] > 0.0).collect();
         if p.kkt_residual(&x) < tol {
             break;

@@ -63,7 +63,7 @@ fn dpp_reference(inst: &Inst, theta: f64, b: usize) -> (Vec<usize>, Vec<f64>) {
             })
             .collect();
         let best = ranked(&scores)[0];
-        if !(scores[best] - current > 1e-10f64.ln()) {
+        if scores[best] - current <= 1e-10f64.ln() || scores[best].is_nan() {
             break;
         }
         gains.push(scores[best] - current);

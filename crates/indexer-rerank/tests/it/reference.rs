@@ -128,10 +128,11 @@ pub fn logdet(mut a: Vec<Vec<f64>>) -> f64 {
             return f64::NEG_INFINITY;
         }
         total += piv.ln();
-        for r in c + 1..k {
-            let f = a[r][c] / piv;
-            for cc in c..k {
-                a[r][cc] -= f * a[c][cc];
+        let pivot_row = a[c].clone();
+        for row in a.iter_mut().skip(c + 1) {
+            let f = row[c] / piv;
+            for (v, p) in row.iter_mut().zip(&pivot_row).skip(c) {
+                *v -= f * p;
             }
         }
     }
