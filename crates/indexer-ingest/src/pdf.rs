@@ -153,13 +153,24 @@ pub(crate) fn extract_pdf(
                 ),
             });
         }
-        let lines = match page.text() {
-            Ok(text) => page_lines(&text),
+        // Quarter turns of a /Rotate page, clockwise: lines and reading order are built as
+        // the page is shown (landscape floats), then boxes go back to PDF user space.
+        let turns = match page.rotation() {
+            Ok(PdfPageRenderRotation::Degrees90) => 1,
+            Ok(PdfPageRenderRotation::Degrees180) => 2,
+            Ok(PdfPageRenderRotation::Degrees270) => 3,
+            _ => 0,
+        };
+        let mut lines = match page.text() {
+            Ok(text) => layout::reading_order(page_lines(&text, turns)),
             Err(_) => Vec::new(),
         };
+        for l in &mut lines {
+            l.bbox = rotate(l.bbox, (4 - turns) % 4);
+        }
         // A page with neither text nor graphics is blank (chapter ends in books), not a scan.
         let graphics = crate::figures::collect_graphics(&page, width, height);
-        if lines.is_empty() && page.objects().len() > 0 {
+        if lines.is_empty() && !page.objects().is_empty() {
             pages_without_text.push(number);
         }
         graphics_per_page.push(graphics);
@@ -167,7 +178,7 @@ pub(crate) fn extract_pdf(
             page: number,
             width,
             height,
-            lines: layout::reading_order(lines),
+            lines,
             regions: Vec::new(),
         });
         progress(number, n);
@@ -206,7 +217,21 @@ pub(crate) fn extract_pdf(
     })
 }
 
-fn page_lines(text: &PdfPageText) -> Vec<crate::elements::TextLine> {
+/// Turns a box clockwise by `turns` quarter turns about the origin, as a /Rotate page is
+/// shown; only relative positions matter to line building and reading order.
+fn rotate(b: BBox, turns: u8) -> BBox {
+    match turns % 4 {
+        // (x, y) -> (y, -x)
+        1 => BBox::new(b.bottom, -b.right, b.top, -b.left),
+        // (x, y) -> (-x, -y)
+        2 => BBox::new(-b.right, -b.top, -b.left, -b.bottom),
+        // (x, y) -> (-y, x)
+        3 => BBox::new(-b.top, b.left, -b.bottom, b.right),
+        _ => b,
+    }
+}
+
+fn page_lines(text: &PdfPageText, turns: u8) -> Vec<crate::elements::TextLine> {
     let chars = text.chars();
     let events = chars.iter().filter_map(|ch| {
         CharEvent::classify(ch.unicode_value(), || {
@@ -230,8 +255,25 @@ fn page_lines(text: &PdfPageText) -> Vec<crate::elements::TextLine> {
             if size <= 1.0 {
                 size = ch.scaled_font_size().value;
             }
-            Some((b, size))
+            Some((rotate(b, turns), size))
         })
     });
     layout::build_lines(events)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quarter_turns_round_trip() {
+        let b = BBox::new(10.0, 20.0, 30.0, 60.0);
+        for t in 0..4u8 {
+            assert_eq!(rotate(rotate(b, t), (4 - t) % 4), b);
+        }
+        // A line running up the page (x fixed, y growing) reads left to right after one turn.
+        let lower = rotate(BBox::new(100.0, 100.0, 110.0, 110.0), 1);
+        let upper = rotate(BBox::new(100.0, 120.0, 110.0, 130.0), 1);
+        assert!(upper.left > lower.right && (upper.bottom - lower.bottom).abs() < 1e-3);
+    }
 }
