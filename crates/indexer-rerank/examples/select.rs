@@ -101,6 +101,11 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         random: pick(SelectorKind::Random)?,
         diagnostics,
     };
-    println!("{}", serde_json::to_string_pretty(&out)?);
-    Ok(())
+    let text = serde_json::to_string_pretty(&out)?;
+    use std::io::Write;
+    match writeln!(std::io::stdout().lock(), "{text}") {
+        // A closed pipe (`| head`) is not an error of ours.
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(()),
+    }
 }
