@@ -134,6 +134,10 @@ impl Solver<'_, '_> {
             (x0, xt, lambda)
         };
         let (mut x0, mut xt, mut lambda) = solve(0.0, 1.0, &vec![0.0; k]);
+        if xt.iter().any(|v| *v < -1e-9) {
+            // The active set only steps towards this point and drops a note: no need to refine.
+            return Some(Face { x0, xt });
+        }
         let n = self.p.n;
         let mut full = vec![0.0; n + 1];
         for _ in 0..3 {
