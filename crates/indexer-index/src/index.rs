@@ -603,7 +603,12 @@ impl Index {
             ef = (ef * live / candidates.max(1)).min(4 * ef).max(ef);
         }
         let graph_rows = g.rows as usize;
-        let mut hits = graph.search(query, k, ef, &|o| o < graph_rows && keep(o));
+        // The graph's distances are L2; report the exact cosine from the stored vectors.
+        let mut hits: Vec<(usize, f32)> = graph
+            .search(query, k, ef, &|o| o < graph_rows && keep(o))
+            .into_iter()
+            .map(|(o, _)| (o, graph::dot(query, self.store.vector(o))))
+            .collect();
         if graph_rows < rows {
             hits.extend(graph::exact_search(
                 matrix,
@@ -617,6 +622,35 @@ impl Index {
             hits.truncate(k);
         }
         Ok(hits)
+    }
+
+    /// Exact vector top-k over every live row that passes the filter: the reference the
+    /// graph search is measured against.
+    pub fn nearest_exact(
+        &self,
+        query: &[f32],
+        k: usize,
+        filter: &Filter,
+    ) -> Result<Vec<(usize, f32)>> {
+        if query.len() != self.dim() {
+            return Err(Error::InvalidInput {
+                doc: String::new(),
+                message: format!(
+                    "query vector has {} dimensions, the index {}",
+                    query.len(),
+                    self.dim()
+                ),
+            });
+        }
+        let keep = self.keeper(filter);
+        Ok(graph::exact_search(
+            self.store.matrix(),
+            self.dim(),
+            query,
+            k,
+            0..self.store.rows(),
+            keep,
+        ))
     }
 
     /// Hybrid candidates: BM25 top-k and vector top-k, both filtered inside the search,

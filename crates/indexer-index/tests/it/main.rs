@@ -1,0 +1,5 @@
+mod basic;
+mod common;
+mod crash;
+mod filters;
+mod incremental;
