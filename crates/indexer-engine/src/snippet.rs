@@ -133,10 +133,11 @@ pub fn snippet(text: &str, terms: &[String], max_chars: usize) -> Snippet {
         let limit = start + max_chars;
         end = ws
             .iter()
-            .filter(|w| w.1 <= limit && w.0 >= start)
+            .rev()
+            .find(|w| w.1 <= limit && w.0 >= start)
             .map(|w| w.1)
-            .last()
-            .unwrap_or(limit.min(text.len()));
+            // One word longer than the window: show it whole rather than cut inside a character.
+            .unwrap_or_else(|| ws.iter().find(|w| w.0 >= start).map_or(text.len(), |w| w.1));
         // Keep a closing punctuation mark that follows the last word.
         if let Some(c) = text[end..].chars().next()
             && matches!(c, '.' | ',' | ';' | ':' | ')' | '!' | '?')
