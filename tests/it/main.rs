@@ -246,6 +246,20 @@ fn ingest_query_reingest_delete() {
     assert_eq!(s["unchanged"], 3, "{s}");
 
     // Delete a file and change another: the deleted one is gone, the changed one replaced.
+    let o = indexer(dir, &["export"]);
+    let revtex_crops: Vec<PathBuf> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|n| n["doc"] == "corpus/sub/revtex.pdf" && n["image"].is_string())
+        .map(|n| {
+            dir.join(".indexer/crops")
+                .join(n["image"].as_str().unwrap())
+        })
+        .collect();
+    assert!(
+        !revtex_crops.is_empty() && revtex_crops.iter().all(|p| p.is_file()),
+        "{revtex_crops:?}"
+    );
     std::fs::remove_file(dir.join("corpus/sub/revtex.pdf")).unwrap();
     std::fs::write(
         dir.join("corpus/notes.md"),

@@ -288,9 +288,14 @@ pub fn ingest(
         });
         summary.failed.push(f);
     }
+    // Crops that no note of the new generation uses: those of removed documents, and those of
+    // changed documents that the new parse did not write again. They are deleted only after the
+    // commit that stops referring to them.
+    let mut stale_crops: Vec<(String, BTreeSet<String>)> = Vec::new();
     for doc in &to_remove {
         writer.remove(doc)?;
         summary.removed.push(doc.clone());
+        stale_crops.push((indexer_ingest::crop_file_prefix(doc), BTreeSet::new()));
     }
 
     let pool = WorkerPool::new(clone_command(&cfg.worker), cfg.options.jobs);
@@ -337,6 +342,14 @@ pub fn ingest(
                                 parsed.pages
                             ),
                         });
+                    }
+                    if *is_update {
+                        let keep = parsed
+                            .notes
+                            .iter()
+                            .filter_map(|n| n.image.clone())
+                            .collect();
+                        stale_crops.push((indexer_ingest::crop_file_prefix(&doc), keep));
                     }
                     let texts: Vec<&str> = parsed.notes.iter().map(|n| n.text.as_str()).collect();
                     let mut vectors = Vec::with_capacity(texts.len() * encoder.dim());
@@ -393,6 +406,31 @@ pub fn ingest(
     summary.notes_total = indexer_index::Index::open(&cfg.index_dir)?.len();
     summary.seconds = t0.elapsed().as_secs_f64();
     Ok(summary)
+}
+
+/// Deletes crop files of the given document prefixes that are not in their keep set. A reader
+/// still on an older generation may then miss such an image (a 404 for the server), never get
+/// a wrong one: crop names are unique per document and figure.
+fn remove_stale_crops(crop_dir: &Path, stale: &mut Vec<(String, BTreeSet<String>)>) {
+    if stale.is_empty() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(crop_dir) else {
+        return;
+    };
+    let names: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    for (prefix, keep) in stale.drain(..) {
+        let dash = format!("{prefix}-");
+        for name in names
+            .iter()
+            .filter(|n| n.starts_with(&dash) && !keep.contains(*n))
+        {
+            let _ = std::fs::remove_file(crop_dir.join(name));
+        }
+    }
 }
 
 /// The encoder's token counter, for the chunker.
