@@ -99,6 +99,52 @@ fn bench(c: &mut Criterion) {
     let stats = w.commit().unwrap();
     let total = start.elapsed();
     drop(w);
+    // Incremental cost: re-ingest of the unchanged corpus (open, compare hashes, commit
+    // nothing), then a commit that replaces one document of the many.
+    let t = Instant::now();
+    let mut w = Writer::open_or_create(dir.path(), "bench-model", DIM).unwrap();
+    let state = w.file_state();
+    assert_eq!(state.len(), d);
+    let again = w.commit().unwrap();
+    assert!(!again.changed);
+    let unchanged = t.elapsed();
+    let t = Instant::now();
+    let doc = "papers/p00000.pdf".to_string();
+    let notes: Vec<Note> = (0..NOTES_PER_DOC)
+        .map(|i| {
+            Note::new(
+                note_id(&doc, NoteKind::Text, i),
+                &doc,
+                NoteKind::Text,
+                "replaced text",
+            )
+        })
+        .collect();
+    let vectors: Vec<f32> = (0..NOTES_PER_DOC).flat_map(|_| unit(&mut rng)).collect();
+    w.upsert(
+        ParsedDocument {
+            doc: doc.clone(),
+            hash: "changed".into(),
+            title: None,
+            pages: 1,
+            pages_without_text: vec![],
+            notes,
+            warnings: vec![],
+        },
+        vectors,
+    )
+    .unwrap();
+    let replaced = w.commit().unwrap();
+    let one_doc = t.elapsed();
+    drop(w);
+    eprintln!(
+        "re-ingest of the unchanged corpus: {:?} ({:.3}% of the first ingest); commit replacing 1 of {d} documents: {:?} ({:.2}%, graph {:?})",
+        unchanged,
+        100.0 * unchanged.as_secs_f64() / total.as_secs_f64(),
+        one_doc,
+        100.0 * one_doc.as_secs_f64() / total.as_secs_f64(),
+        replaced.graph
+    );
     let index = Index::open(dir.path()).unwrap();
     let s = index.stats();
     eprintln!(

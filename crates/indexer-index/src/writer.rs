@@ -299,7 +299,11 @@ impl Writer {
     /// Stages the removal of a document; returns whether it was indexed (or recorded as
     /// failed).
     pub fn remove(&mut self, doc: &str) -> Result<bool> {
-        let known = self.file_state().contains_key(doc);
+        let known = match (&self.pending, &self.base) {
+            (Some(p), _) => p.documents.contains_key(doc) || p.failures.contains_key(doc),
+            (None, Some(m)) => m.documents.contains_key(doc) || m.failures.contains_key(doc),
+            (None, None) => false,
+        };
         if !known {
             return Ok(false);
         }

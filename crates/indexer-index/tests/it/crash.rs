@@ -87,7 +87,7 @@ fn killed_writer_never_leaves_a_partial_generation_visible() {
     println!("{kills} kills, last generation {last}");
     assert!(kills >= 20, "only {kills} kills");
     assert!(
-        last >= 5,
+        last >= 3,
         "the writer made too little progress ({last} generations)"
     );
 }
