@@ -6,10 +6,19 @@
 //! assert_eq!(page_recall(&[("a.pdf".to_string(), 3)], &gold), Some(0.5));
 //! ```
 
+mod beir;
 pub mod data;
+mod eval;
 pub mod metrics;
+mod report;
 
+pub use beir::{BeirMethod, BeirReport, run_beir};
 pub use data::{BeirSet, Question, read_beir, read_questions};
+pub use eval::{
+    EvalConfig, EvalReport, Group, PoolMode, ResultRow, SelectedNote, Summary, aggregate,
+    read_rows, run_eval,
+};
+pub use report::{SOURCES, markdown, register_font, write_report};
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -21,6 +30,22 @@ pub enum Error {
         line: usize,
         message: String,
     },
+    #[error("cannot write {path}: {source}")]
+    Write {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot draw {path}: {message}")]
+    Plot {
+        path: std::path::PathBuf,
+        message: String,
+    },
+    /// Selection failed (bad vectors in the index, an unknown selector).
+    #[error("selection: {0}")]
+    Select(String),
+    /// The index or the encoder failed.
+    #[error("{0}")]
+    Engine(String),
     #[error("cannot read {path}: {source}")]
     Read {
         path: std::path::PathBuf,

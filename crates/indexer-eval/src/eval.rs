@@ -1,0 +1,580 @@
+//! The question evaluation: pools, selection, per-question rows (resumable) and aggregation.
+
+use crate::metrics::{
+    GoldPages, Mean, PageRef, hit, page_recall, page_recall_at, rank_pages, redundancy,
+};
+use crate::{Error, Question, Result, read_questions};
+use indexer_engine::{Engine, Filter, SelectorKind};
+use indexer_index::CandidateQuery;
+use indexer_notes::Note;
+use indexer_rerank::Candidates;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Where the candidate notes of a question come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PoolMode {
+    /// Every note of the question's documents, as the CDS paper does.
+    All,
+    /// The index's BM25 + vector candidates restricted to the question's documents.
+    Hybrid,
+}
+
+impl std::fmt::Display for PoolMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            PoolMode::All => "all",
+            PoolMode::Hybrid => "hybrid",
+        })
+    }
+}
+
+impl std::str::FromStr for PoolMode {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s {
+            "all" => Ok(PoolMode::All),
+            "hybrid" => Ok(PoolMode::Hybrid),
+            _ => Err(format!("unknown pool mode {s:?} (all, hybrid)")),
+        }
+    }
+}
+
+/// Settings of one evaluation run.
+#[derive(Debug, Clone)]
+pub struct EvalConfig {
+    pub questions: PathBuf,
+    pub docs: PathBuf,
+    pub index: PathBuf,
+    pub selectors: Vec<SelectorKind>,
+    /// The paper's B values.
+    pub budgets: Vec<usize>,
+    pub pools: Vec<PoolMode>,
+    /// BM25 and vector list length of the hybrid pool.
+    pub candidates: usize,
+    pub out: PathBuf,
+    /// Evaluate only the first `limit` questions.
+    pub limit: Option<usize>,
+}
+
+/// One selected note in a result row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SelectedNote {
+    pub id: String,
+    pub doc: String,
+    pub page: Option<u32>,
+    pub score: f64,
+}
+
+/// One line of `results.jsonl`: a question x selector x pool x budget. Rows whose selector is
+/// `rank:cosine` / `rank:rrf` (budget 0) hold the candidate page ranking of the pool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResultRow {
+    pub question: String,
+    pub selector: String,
+    pub pool: String,
+    pub budget: usize,
+    pub answerable: bool,
+    /// Size of the candidate pool N.
+    pub candidates: usize,
+    pub selected: Vec<SelectedNote>,
+    pub recall: Option<f64>,
+    pub hit: Option<bool>,
+    /// Page Recall@1/3/5 (MMDocIR) of the pages ranked by the best note score.
+    pub page_recall: [Option<f64>; 3],
+    pub redundancy: f64,
+    pub select_ms: f64,
+    #[serde(default)]
+    pub diagnostics: Option<serde_json::Value>,
+}
+
+impl ResultRow {
+    fn key(&self) -> (String, String, String, usize) {
+        (
+            self.question.clone(),
+            self.selector.clone(),
+            self.pool.clone(),
+            self.budget,
+        )
+    }
+}
+
+/// Means of one group of rows.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Group {
+    pub n: usize,
+    pub recall: Option<f64>,
+    pub hit: Option<f64>,
+}
+
+/// The aggregate of one selector x pool x budget.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Summary {
+    pub selector: String,
+    pub pool: String,
+    pub budget: usize,
+    /// Over answerable questions.
+    pub answerable: Group,
+    pub by_source: BTreeMap<String, Group>,
+    pub by_doc_type: BTreeMap<String, Group>,
+    pub redundancy: Option<f64>,
+    pub select_ms: Option<f64>,
+    /// Page Recall@1/3/5 over answerable questions.
+    pub page_recall: [Option<f64>; 3],
+    pub iterations: Option<f64>,
+    pub kkt_residual: Option<f64>,
+    pub unanswerable: usize,
+    pub unanswerable_redundancy: Option<f64>,
+    pub unanswerable_selected: Option<f64>,
+}
+
+/// What a run produced.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EvalReport {
+    pub questions: usize,
+    /// Rows computed in this run.
+    pub computed: usize,
+    /// Rows found already done in `results.jsonl`.
+    pub skipped: usize,
+    /// Questions whose documents have no notes in the index.
+    pub empty_pools: usize,
+    pub summaries: Vec<Summary>,
+    pub command: String,
+}
+
+struct Acc {
+    r: Mean,
+    h: Mean,
+}
+
+fn group(a: &Acc) -> Group {
+    Group {
+        n: a.r.n,
+        recall: a.r.value(),
+        hit: a.h.value(),
+    }
+}
+
+/// Aggregates rows of one run (the questions give sources and doc types).
+pub fn aggregate(rows: &[ResultRow], questions: &[Question]) -> Vec<Summary> {
+    let qs: HashMap<&str, &Question> = questions.iter().map(|q| (q.id.as_str(), q)).collect();
+    let mut keys: Vec<(String, String, usize)> = Vec::new();
+    let mut by_key: HashMap<(String, String, usize), Vec<&ResultRow>> = HashMap::new();
+    for r in rows {
+        if !qs.contains_key(r.question.as_str()) {
+            continue;
+        }
+        let k = (r.selector.clone(), r.pool.clone(), r.budget);
+        let e = by_key.entry(k.clone()).or_default();
+        if e.is_empty() {
+            keys.push(k);
+        }
+        e.push(r);
+    }
+    let mut out = Vec::new();
+    for k in keys {
+        let rows = &by_key[&k];
+        let new_acc = || Acc {
+            r: Mean::default(),
+            h: Mean::default(),
+        };
+        let mut all = new_acc();
+        let mut src: BTreeMap<String, Acc> = BTreeMap::new();
+        let mut dt: BTreeMap<String, Acc> = BTreeMap::new();
+        let (mut red, mut ms, mut it, mut kkt) = (
+            Mean::default(),
+            Mean::default(),
+            Mean::default(),
+            Mean::default(),
+        );
+        let mut pr = [Mean::default(); 3];
+        let (mut ured, mut usel, mut un) = (Mean::default(), Mean::default(), 0);
+        for r in rows {
+            let q = qs[r.question.as_str()];
+            ms.add(r.select_ms);
+            if let Some(d) = &r.diagnostics {
+                if let Some(x) = d.get("iterations").and_then(|v| v.as_f64()) {
+                    it.add(x);
+                }
+                if let Some(x) = d.get("kkt_residual").and_then(|v| v.as_f64()) {
+                    kkt.add(x);
+                }
+            }
+            match (r.recall, r.hit) {
+                (Some(rec), Some(h)) => {
+                    red.add(r.redundancy);
+                    let hv = if h { 1.0 } else { 0.0 };
+                    all.r.add(rec);
+                    all.h.add(hv);
+                    for s in &q.evidence_sources {
+                        let a = src.entry(s.clone()).or_insert_with(new_acc);
+                        a.r.add(rec);
+                        a.h.add(hv);
+                    }
+                    let a = dt.entry(q.doc_type.clone()).or_insert_with(new_acc);
+                    a.r.add(rec);
+                    a.h.add(hv);
+                    for (m, v) in pr.iter_mut().zip(r.page_recall) {
+                        if let Some(v) = v {
+                            m.add(v);
+                        }
+                    }
+                }
+                _ => {
+                    un += 1;
+                    ured.add(r.redundancy);
+                    usel.add(r.selected.len() as f64);
+                }
+            }
+        }
+        out.push(Summary {
+            selector: k.0.clone(),
+            pool: k.1.clone(),
+            budget: k.2,
+            answerable: group(&all),
+            by_source: src.iter().map(|(k, a)| (k.clone(), group(a))).collect(),
+            by_doc_type: dt.iter().map(|(k, a)| (k.clone(), group(a))).collect(),
+            redundancy: red.value(),
+            select_ms: ms.value(),
+            page_recall: pr.map(|m| m.value()),
+            iterations: it.value(),
+            kkt_residual: kkt.value(),
+            unanswerable: un,
+            unanswerable_redundancy: ured.value(),
+            unanswerable_selected: usel.value(),
+        });
+    }
+    out
+}
+
+fn io_err(path: &std::path::Path) -> impl Fn(std::io::Error) -> Error + '_ {
+    move |source| Error::Write {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Reads the rows of an existing `results.jsonl` (none if the file is missing).
+pub fn read_rows(path: &std::path::Path) -> Result<Vec<ResultRow>> {
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut rows = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        // A line cut by an interrupted run is dropped and recomputed.
+        match serde_json::from_str::<ResultRow>(line) {
+            Ok(r) => rows.push(r),
+            Err(e) if i + 1 == text.lines().count() => {
+                let _ = e;
+            }
+            Err(e) => {
+                return Err(Error::BadLine {
+                    path: path.to_path_buf(),
+                    line: i + 1,
+                    message: e.to_string(),
+                });
+            }
+        }
+    }
+    Ok(rows)
+}
+
+struct Pool {
+    notes: Vec<Note>,
+    vectors: Vec<f32>,
+    links: Vec<(usize, usize)>,
+    /// Candidate score for the page ranking: cosine (all) or RRF (hybrid).
+    rank_scores: Vec<f64>,
+}
+
+fn links_among(notes: &[Note]) -> Vec<(usize, usize)> {
+    let pos: HashMap<&str, usize> = notes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.id.as_str(), i))
+        .collect();
+    let mut out = Vec::new();
+    for (i, n) in notes.iter().enumerate() {
+        for l in &n.links {
+            if let Some(&j) = pos.get(l.target.as_str()) {
+                out.push((i, j));
+            }
+        }
+    }
+    out
+}
+
+fn page_ref(n: &Note) -> Option<PageRef> {
+    n.page.map(|p| (n.doc.clone(), p))
+}
+
+fn ranking_recall(notes: &[&Note], scores: &[f64], gold: &GoldPages) -> [Option<f64>; 3] {
+    let scored: Vec<(PageRef, f64)> = notes
+        .iter()
+        .zip(scores)
+        .filter_map(|(n, s)| page_ref(n).map(|p| (p, *s)))
+        .collect();
+    let ranked = rank_pages(&scored);
+    [1, 3, 5].map(|k| page_recall_at(&ranked, gold, k))
+}
+
+/// Runs the evaluation, appending to `out/results.jsonl` (rows already there are skipped),
+/// then writes `report.md` and the plots.
+pub fn run_eval(
+    cfg: &EvalConfig,
+    engine: &Engine,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<EvalReport> {
+    let mut questions = read_questions(&cfg.questions)?;
+    if let Some(l) = cfg.limit {
+        questions.truncate(l);
+    }
+    std::fs::create_dir_all(&cfg.out).map_err(io_err(&cfg.out))?;
+    let results = cfg.out.join("results.jsonl");
+    let mut rows = read_rows(&results)?;
+    let done: HashSet<(String, String, String, usize)> = rows.iter().map(|r| r.key()).collect();
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&results)
+        .map_err(io_err(&results))?;
+    let index = engine.index();
+    let dim = index.dim();
+    let mut by_doc: HashMap<String, Vec<(usize, Note)>> = HashMap::new();
+    for (o, n) in index.all_notes() {
+        by_doc.entry(n.doc.clone()).or_default().push((o, n));
+    }
+    let (mut computed, mut skipped, mut empty_pools) = (0, 0, 0);
+    let total = questions.len();
+    for (qi, q) in questions.iter().enumerate() {
+        let mut wanted = Vec::new();
+        for pool in &cfg.pools {
+            let rank_name = match pool {
+                PoolMode::All => "rank:cosine",
+                PoolMode::Hybrid => "rank:rrf",
+            };
+            let mut keys = vec![(rank_name.to_string(), 0)];
+            for s in &cfg.selectors {
+                for b in &cfg.budgets {
+                    keys.push((s.to_string(), *b));
+                }
+            }
+            for (s, b) in keys {
+                let k = (q.id.clone(), s.clone(), pool.to_string(), b);
+                if done.contains(&k) {
+                    skipped += 1;
+                } else {
+                    wanted.push((*pool, s, b));
+                }
+            }
+        }
+        if q.docs
+            .iter()
+            .all(|d| by_doc.get(d).is_none_or(|v| v.is_empty()))
+        {
+            empty_pools += 1;
+        }
+        if wanted.is_empty() {
+            progress(qi + 1, total);
+            continue;
+        }
+        let qvec = engine
+            .encoder()
+            .embed_query(&q.question)
+            .map_err(|e| Error::Engine(e.to_string()))?;
+        let mut new_rows = Vec::new();
+        for pool_mode in &cfg.pools {
+            let todo: Vec<&(PoolMode, String, usize)> =
+                wanted.iter().filter(|w| w.0 == *pool_mode).collect();
+            if todo.is_empty() {
+                continue;
+            }
+            let pool = match pool_mode {
+                PoolMode::All => {
+                    let mut notes = Vec::new();
+                    let mut vectors = Vec::new();
+                    let mut rank_scores = Vec::new();
+                    for d in &q.docs {
+                        for (o, n) in by_doc.get(d).map(Vec::as_slice).unwrap_or_default() {
+                            let v = index.vector(*o);
+                            rank_scores.push(indexer_index::dot(v, &qvec) as f64);
+                            vectors.extend_from_slice(v);
+                            notes.push(n.clone());
+                        }
+                    }
+                    let links = links_among(&notes);
+                    Pool {
+                        notes,
+                        vectors,
+                        links,
+                        rank_scores,
+                    }
+                }
+                PoolMode::Hybrid => {
+                    let set = index
+                        .candidates(&CandidateQuery {
+                            text: &q.question,
+                            vector: &qvec,
+                            bm25_k: cfg.candidates,
+                            vector_k: cfg.candidates,
+                            rrf_k: 60,
+                            filter: Filter {
+                                docs: q.docs.clone(),
+                                ..Filter::default()
+                            },
+                        })
+                        .map_err(|e| Error::Engine(e.to_string()))?;
+                    let mut notes = Vec::new();
+                    let mut vectors = Vec::new();
+                    let mut rank_scores = Vec::new();
+                    let mut links = Vec::new();
+                    let mut keep = HashMap::new();
+                    for (i, c) in set.hits.iter().enumerate() {
+                        if let Ok(n) = index.note_at(c.ordinal) {
+                            keep.insert(i, notes.len());
+                            notes.push(n);
+                            vectors.extend_from_slice(&set.vectors[i * dim..(i + 1) * dim]);
+                            rank_scores.push(c.rrf as f64);
+                        }
+                    }
+                    for (a, b) in &set.links {
+                        if let (Some(a), Some(b)) = (keep.get(a), keep.get(b)) {
+                            links.push((*a, *b));
+                        }
+                    }
+                    Pool {
+                        notes,
+                        vectors,
+                        links,
+                        rank_scores,
+                    }
+                }
+            };
+            let cands = Candidates {
+                query: &qvec,
+                notes: &pool.vectors,
+                dim,
+                links: &pool.links,
+                query_text: &q.question,
+            };
+            for (_, sel_name, budget) in todo {
+                let row = if sel_name.starts_with("rank:") {
+                    let refs: Vec<&Note> = pool.notes.iter().collect();
+                    ResultRow {
+                        question: q.id.clone(),
+                        selector: sel_name.clone(),
+                        pool: pool_mode.to_string(),
+                        budget: 0,
+                        answerable: q.answerable,
+                        candidates: pool.notes.len(),
+                        selected: Vec::new(),
+                        recall: None,
+                        hit: None,
+                        page_recall: ranking_recall(&refs, &pool.rank_scores, &q.evidence_pages),
+                        redundancy: 0.0,
+                        select_ms: 0.0,
+                        diagnostics: None,
+                    }
+                } else {
+                    let kind: SelectorKind = sel_name
+                        .parse()
+                        .map_err(|e| Error::Select(format!("{e}")))?;
+                    let t = Instant::now();
+                    let sel = indexer_rerank::selector(kind)
+                        .select(&cands, *budget)
+                        .map_err(|e| Error::Select(format!("{}: {e}", q.id)))?;
+                    let select_ms = t.elapsed().as_secs_f64() * 1e3;
+                    let chosen: Vec<&Note> = sel.indices.iter().map(|&i| &pool.notes[i]).collect();
+                    let pages: Vec<PageRef> = chosen.iter().filter_map(|n| page_ref(n)).collect();
+                    let mut vecs = Vec::with_capacity(sel.indices.len() * dim);
+                    for &i in &sel.indices {
+                        vecs.extend_from_slice(&pool.vectors[i * dim..(i + 1) * dim]);
+                    }
+                    ResultRow {
+                        question: q.id.clone(),
+                        selector: sel_name.clone(),
+                        pool: pool_mode.to_string(),
+                        budget: *budget,
+                        answerable: q.answerable,
+                        candidates: pool.notes.len(),
+                        selected: chosen
+                            .iter()
+                            .zip(&sel.scores)
+                            .map(|(n, s)| SelectedNote {
+                                id: n.id.clone(),
+                                doc: n.doc.clone(),
+                                page: n.page,
+                                score: *s,
+                            })
+                            .collect(),
+                        recall: page_recall(&pages, &q.evidence_pages),
+                        hit: hit(&pages, &q.evidence_pages),
+                        page_recall: ranking_recall(&chosen, &sel.scores, &q.evidence_pages),
+                        redundancy: redundancy(&vecs, dim),
+                        select_ms,
+                        diagnostics: sel
+                            .diagnostics
+                            .as_ref()
+                            .and_then(|d| serde_json::to_value(d).ok()),
+                    }
+                };
+                new_rows.push(row);
+            }
+        }
+        for r in &new_rows {
+            let line = serde_json::to_string(r).map_err(|e| Error::Select(e.to_string()))?;
+            writeln!(file, "{line}").map_err(io_err(&results))?;
+        }
+        file.flush().map_err(io_err(&results))?;
+        computed += new_rows.len();
+        rows.extend(new_rows);
+        progress(qi + 1, total);
+    }
+    let wanted_sel: HashSet<String> = cfg.selectors.iter().map(|s| s.to_string()).collect();
+    let wanted_pool: HashSet<String> = cfg.pools.iter().map(|p| p.to_string()).collect();
+    rows.retain(|r| {
+        wanted_pool.contains(&r.pool)
+            && (r.selector.starts_with("rank:")
+                || (wanted_sel.contains(&r.selector) && cfg.budgets.contains(&r.budget)))
+    });
+    let summaries = aggregate(&rows, &questions);
+    let report = EvalReport {
+        questions: questions.len(),
+        computed,
+        skipped,
+        empty_pools,
+        summaries,
+        command: command_line(cfg),
+    };
+    crate::report::write_report(&cfg.out, &report)?;
+    Ok(report)
+}
+
+fn command_line(cfg: &EvalConfig) -> String {
+    let join = |v: Vec<String>| v.join(",");
+    let mut s = format!(
+        "indexer eval --questions {} --docs {} --index {} --selectors {} --budgets {} --pools {} --candidates {} --out {}",
+        cfg.questions.display(),
+        cfg.docs.display(),
+        cfg.index.display(),
+        join(cfg.selectors.iter().map(|s| s.to_string()).collect()),
+        join(cfg.budgets.iter().map(|s| s.to_string()).collect()),
+        join(cfg.pools.iter().map(|s| s.to_string()).collect()),
+        cfg.candidates,
+        cfg.out.display()
+    );
+    if let Some(l) = cfg.limit {
+        s.push_str(&format!(" --limit {l}"));
+    }
+    s
+}
