@@ -203,6 +203,14 @@ pub fn aggregate(rows: &[ResultRow], questions: &[Question]) -> Vec<Summary> {
                     kkt.add(x);
                 }
             }
+            if r.answerable && r.selector.starts_with("rank:") {
+                for (m, v) in pr.iter_mut().zip(r.page_recall) {
+                    if let Some(v) = v {
+                        m.add(v);
+                    }
+                }
+                continue;
+            }
             match (r.recall, r.hit) {
                 (Some(rec), Some(h)) => {
                     red.add(r.redundancy);
