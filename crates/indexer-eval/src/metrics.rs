@@ -35,7 +35,7 @@ pub fn hit(selected: &[PageRef], gold: &GoldPages) -> Option<bool> {
 /// Mean pairwise cosine of the selected notes (unit vectors, row-major `n x dim`); 0 when fewer
 /// than two notes are selected.
 pub fn redundancy(vectors: &[f32], dim: usize) -> f64 {
-    let n = if dim == 0 { 0 } else { vectors.len() / dim };
+    let n = vectors.len().checked_div(dim).unwrap_or(0);
     if n < 2 {
         return 0.0;
     }
