@@ -1,0 +1,88 @@
+//! One mapping from every failure to an HTTP status and a JSON body.
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+
+/// Where the error codes are documented.
+const ERRORS_DOC: &str = "crates/indexer-server/README.md#errors";
+
+/// An error answered as `{message, code, type, link}` with its status.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiError {
+    pub status: StatusCode,
+    /// A stable machine-readable code (`query_too_long`, `note_not_found`, ...).
+    pub code: &'static str,
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+#[derive(Serialize)]
+struct Body<'a> {
+    message: &'a str,
+    code: &'a str,
+    #[serde(rename = "type")]
+    kind: &'a str,
+    link: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hint: Option<&'a str>,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            code,
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    pub fn bad_request(code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, code, message)
+    }
+
+    pub fn not_found(code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::NOT_FOUND, code, message)
+    }
+
+    pub fn internal(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", message)
+    }
+
+    /// The class of the error, from its status.
+    pub fn kind(&self) -> &'static str {
+        match self.status.as_u16() {
+            404 => "not_found_error",
+            408 | 503 => "timeout_error",
+            413 => "request_too_large",
+            400..=499 => "invalid_request_error",
+            _ => "internal_error",
+        }
+    }
+}
+
+impl From<indexer_engine::Error> for ApiError {
+    fn from(e: indexer_engine::Error) -> ApiError {
+        let mut err = if e.is_user_error() {
+            ApiError::bad_request("bad_request", e.to_string())
+        } else {
+            ApiError::internal(e.to_string())
+        };
+        err.hint = e.hint();
+        err
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = Body {
+            message: &self.message,
+            code: self.code,
+            kind: self.kind(),
+            link: format!("{ERRORS_DOC}-{}", self.code.replace('_', "-")),
+            hint: self.hint.as_deref(),
+        };
+        (self.status, axum::Json(body)).into_response()
+    }
+}

@@ -1,0 +1,383 @@
+//! The router in process over a real index (Markdown files and one hand-made paged document
+//! with a crop), with the real encoder.
+
+use axum::body::{Body, to_bytes};
+use axum::http::{Request, StatusCode, header};
+use indexer_embed::{Encoder, OnnxEncoder};
+use indexer_engine::{Engine, IngestConfig};
+use indexer_notes::{Note, NoteKind, ParsedDocument};
+use indexer_server::{ServerConfig, router};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+use tower::ServiceExt;
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    docs: PathBuf,
+    engine: Arc<Engine>,
+}
+
+const PNG: &[u8] = b"\x89PNG\r\n\x1a\nnot-a-real-image-but-served-as-is";
+
+fn fixture() -> &'static Fixture {
+    static F: OnceLock<Fixture> = OnceLock::new();
+    F.get_or_init(|| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let rt = indexer_runtime::Runtime::discover_from(None, &root, Path::new(""))
+            .expect("the runtime is missing: run tools/setup");
+        let encoder = Arc::new(
+            OnnxEncoder::from_runtime(&rt, indexer_runtime::DEFAULT_MODEL)
+                .expect("the encoder cannot be loaded: run tools/setup"),
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let docs = dir.path().join("docs");
+        std::fs::create_dir_all(docs.join("guide")).unwrap();
+        std::fs::write(
+            docs.join("guide/mosaic.md"),
+            "# Mosaic plots\n\nA mosaic plot shows the joint distribution of two categorical \
+             variables: the area of each tile is proportional to the count of its cell.\n\n\
+             ## Reading <tiles>\n\nWide columns are frequent categories & tall tiles are \
+             frequent values within a column.\n",
+        )
+        .unwrap();
+        std::fs::write(
+            docs.join("hnsw.md"),
+            "# Graph search\n\nHierarchical navigable small world graphs answer approximate \
+             nearest neighbour queries in logarithmic time.\n",
+        )
+        .unwrap();
+        let index = dir.path().join("index");
+        let cfg = IngestConfig::new(&index, &docs, std::process::Command::new("false"));
+        let summary = indexer_engine::ingest(
+            std::slice::from_ref(&docs),
+            &cfg,
+            encoder.as_ref(),
+            &mut |_| {},
+        )
+        .expect("ingest of the Markdown files");
+        assert_eq!(summary.added.len(), 2, "{summary:?}");
+
+        // A paged document with a figure crop, as a PDF ingest would write it.
+        let doc = "paper.pdf".to_string();
+        let text = "Figure 2: recall of the CDS selector against the candidate count.";
+        let note = Note {
+            image: Some("fig2.png".into()),
+            page: Some(3),
+            caption: Some("Figure 2: recall of the CDS selector".into()),
+            ..serde_json::from_value::<Note>(serde_json::json!({
+                "id": indexer_notes::note_id(&doc, NoteKind::Figure, 0),
+                "doc": doc, "page": 3, "kind": "figure", "text": text,
+            }))
+            .unwrap()
+        };
+        let vectors = encoder.embed_documents(&[text]).unwrap().data.clone();
+        let mut w =
+            indexer_index::Writer::open_or_create(&index, encoder.model_id(), encoder.dim())
+                .unwrap();
+        w.upsert(
+            ParsedDocument {
+                doc: doc.clone(),
+                hash: indexer_notes::content_hash(b"paper"),
+                title: Some("Paper".into()),
+                pages: 5,
+                pages_without_text: vec![],
+                notes: vec![note],
+                warnings: vec![],
+            },
+            vectors,
+        )
+        .unwrap();
+        w.commit().unwrap();
+        drop(w);
+        let engine = Arc::new(Engine::with_encoder(&index, encoder).unwrap());
+        let crops = engine.index().crop_dir();
+        std::fs::create_dir_all(&crops).unwrap();
+        std::fs::write(crops.join("fig2.png"), PNG).unwrap();
+        std::fs::write(dir.path().join("outside.png"), PNG).unwrap();
+        Fixture {
+            _dir: dir,
+            docs,
+            engine,
+        }
+    })
+}
+
+fn cfg() -> ServerConfig {
+    ServerConfig {
+        docs_root: Some(fixture().docs.clone()),
+        cors_origins: vec!["http://docs.example:8000".into()],
+        ..ServerConfig::default()
+    }
+}
+
+async fn call(req: Request<Body>) -> (StatusCode, axum::http::HeaderMap, Vec<u8>) {
+    let app = router(fixture().engine.clone(), cfg());
+    let r = app.oneshot(req).await.unwrap();
+    let status = r.status();
+    let headers = r.headers().clone();
+    let body = to_bytes(r.into_body(), 1 << 24).await.unwrap().to_vec();
+    (status, headers, body)
+}
+
+async fn get(uri: &str) -> (StatusCode, Value) {
+    let (s, _, b) = call(Request::get(uri).body(Body::empty()).unwrap()).await;
+    (s, serde_json::from_slice(&b).unwrap_or(Value::Null))
+}
+
+async fn post(body: String) -> (StatusCode, Value) {
+    let req = Request::post("/search")
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(body))
+        .unwrap();
+    let (s, _, b) = call(req).await;
+    (s, serde_json::from_slice(&b).unwrap())
+}
+
+fn assert_error(v: &Value, code: &str) {
+    assert_eq!(v["code"], code, "{v}");
+    for f in ["message", "type", "link"] {
+        assert!(v[f].as_str().is_some_and(|s| !s.is_empty()), "{f} in {v}");
+    }
+}
+
+#[tokio::test]
+async fn health_stats_documents() {
+    let (s, v) = get("/health").await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(v["status"], "ok");
+    assert_eq!(
+        v["notes"].as_u64().unwrap() as usize,
+        fixture().engine.index().len()
+    );
+    let (s, v) = get("/stats").await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(v["stats"]["documents"], 3);
+    let (s, v) = get("/documents").await;
+    assert_eq!(s, StatusCode::OK);
+    let docs: Vec<&str> = v["documents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["doc"].as_str().unwrap())
+        .collect();
+    assert_eq!(docs, ["guide/mosaic.md", "hnsw.md", "paper.pdf"]);
+}
+
+#[tokio::test]
+async fn search_get_marks_snippets_and_links() {
+    let (s, v) = get("/search?q=mosaic%20plot%20tiles&budget=3&selector=cosine").await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(v["selector"], "cosine");
+    let hits = v["hits"].as_array().unwrap();
+    assert!(!hits.is_empty() && hits.len() <= 3);
+    let top = &hits[0];
+    assert_eq!(top["note"]["doc"], "guide/mosaic.md");
+    let html = top["snippet_html"].as_str().unwrap();
+    assert!(html.contains("<mark>"), "{html}");
+    assert!(!html.contains("<tiles>"), "snippet must be escaped: {html}");
+    assert!(top.get("image_path").is_none());
+    assert_eq!(top["file_url"], "/documents/guide%2Fmosaic.md/file");
+}
+
+#[tokio::test]
+async fn search_filters_and_crop_url() {
+    let (s, v) = get("/search?q=recall%20selector&kind=figure&pages=2-4&doc=paper.pdf").await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let hits = v["hits"].as_array().unwrap();
+    assert_eq!(hits.len(), 1, "{v}");
+    assert_eq!(hits[0]["crop_url"], "/notes/paper.pdf%23f0/image");
+    assert_eq!(hits[0]["file_url"], "/documents/paper.pdf/file#page=3");
+    let (s, v) = get("/search?q=recall%20selector&pages=4-5").await;
+    assert_eq!(s, StatusCode::OK);
+    assert!(v["hits"].as_array().unwrap().is_empty(), "{v}");
+}
+
+#[tokio::test]
+async fn search_post_same_fields() {
+    let (s, v) = post(
+        serde_json::json!({"q": "nearest neighbour graph", "budget": 2, "doc": ["hnsw.md"], "kind": ["text"]})
+            .to_string(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let hits = v["hits"].as_array().unwrap();
+    assert!(!hits.is_empty());
+    assert!(hits.iter().all(|h| h["note"]["doc"] == "hnsw.md"));
+    assert_eq!(v["budget"], 2);
+}
+
+#[tokio::test]
+async fn search_errors_are_400_with_codes() {
+    let long = "a".repeat(1001);
+    for (uri, code) in [
+        ("/search".to_string(), "empty_query"),
+        ("/search?q=%20".into(), "empty_query"),
+        (format!("/search?q={long}"), "query_too_long"),
+        ("/search?q=x&budget=51".into(), "limit_exceeded"),
+        ("/search?q=x&budget=0".into(), "bad_number"),
+        ("/search?q=x&budget=ten".into(), "bad_number"),
+        ("/search?q=x&candidates=1001".into(), "limit_exceeded"),
+        ("/search?q=x&selector=magic".into(), "unknown_selector"),
+        ("/search?q=x&kind=poem".into(), "unknown_kind"),
+        ("/search?q=x&pages=9-3".into(), "bad_pages"),
+        ("/search?q=x&doc=nope.md".into(), "unknown_document"),
+        ("/search?q=x&colour=red".into(), "bad_query_string"),
+    ] {
+        let (s, v) = get(&uri).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{uri}: {v}");
+        assert_error(&v, code);
+        assert_eq!(v["type"], "invalid_request_error");
+    }
+    let (s, v) = post("{not json".into()).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    assert_error(&v, "bad_json");
+    let (s, v) = post(format!("{{\"q\": \"{}\"}}", "x".repeat(70 * 1024))).await;
+    assert_eq!(s, StatusCode::PAYLOAD_TOO_LARGE, "{v}");
+    assert_error(&v, "body_too_large");
+}
+
+#[tokio::test]
+async fn notes_and_images() {
+    let (s, v) = get("/notes/paper.pdf%23f0").await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(v["page"], 3);
+    assert_eq!(v["crop_url"], "/notes/paper.pdf%23f0/image");
+    let (s, v) = get("/notes/guide%2Fmosaic.md%23t0").await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(v["doc"], "guide/mosaic.md");
+    // A raw slash works too.
+    let (s, _) = get("/notes/guide/mosaic.md%23t0").await;
+    assert_eq!(s, StatusCode::OK);
+
+    let (s, h, b) = call(
+        Request::get("/notes/paper.pdf%23f0/image")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(h[header::CONTENT_TYPE], "image/png");
+    assert_eq!(b, PNG);
+
+    for (uri, code) in [
+        ("/notes/nope%23t0", "note_not_found"),
+        ("/notes/nope%23t0/image", "note_not_found"),
+        ("/notes/guide%2Fmosaic.md%23t0/image", "image_not_found"),
+        ("/notes/..%2Foutside.png/image", "note_not_found"),
+        ("/notes/%2Fetc%2Fpasswd/image", "note_not_found"),
+        ("/nowhere", "route_not_found"),
+    ] {
+        let (s, v) = get(uri).await;
+        assert_eq!(s, StatusCode::NOT_FOUND, "{uri}: {v}");
+        assert_error(&v, code);
+    }
+}
+
+#[tokio::test]
+async fn document_files_only_of_the_index() {
+    let (s, _, b) = call(
+        Request::get("/documents/guide%2Fmosaic.md/file")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK);
+    assert!(String::from_utf8(b).unwrap().starts_with("# Mosaic plots"));
+    std::fs::write(fixture().docs.join("secret.md"), "not indexed").unwrap();
+    for uri in [
+        "/documents/secret.md/file",
+        "/documents/..%2Findex%2Fcurrent/file",
+        "/documents/paper.pdf/file", // in the index, but not on disk
+    ] {
+        let (s, v) = get(uri).await;
+        assert_eq!(s, StatusCode::NOT_FOUND, "{uri}: {v}");
+        assert_error(&v, "document_not_found");
+    }
+}
+
+#[tokio::test]
+async fn cors_only_for_configured_origins() {
+    let req = |origin: &str| {
+        Request::get("/search?q=mosaic")
+            .header(header::ORIGIN, origin)
+            .body(Body::empty())
+            .unwrap()
+    };
+    let (s, h, _) = call(req("http://docs.example:8000")).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(
+        h[header::ACCESS_CONTROL_ALLOW_ORIGIN],
+        "http://docs.example:8000"
+    );
+    let (_, h, _) = call(req("http://evil.example")).await;
+    assert!(h.get(header::ACCESS_CONTROL_ALLOW_ORIGIN).is_none());
+    let pre = Request::options("/search")
+        .header(header::ORIGIN, "http://docs.example:8000")
+        .header(header::ACCESS_CONTROL_REQUEST_METHOD, "POST")
+        .header(header::ACCESS_CONTROL_REQUEST_HEADERS, "content-type")
+        .body(Body::empty())
+        .unwrap();
+    let (s, h, _) = call(pre).await;
+    assert!(s.is_success(), "{s}");
+    assert!(
+        h[header::ACCESS_CONTROL_ALLOW_METHODS]
+            .to_str()
+            .unwrap()
+            .contains("POST")
+    );
+    // No origins configured: no CORS headers at all.
+    let app = router(fixture().engine.clone(), ServerConfig::default());
+    let r = app.oneshot(req("http://docs.example:8000")).await.unwrap();
+    assert!(
+        r.headers()
+            .get(header::ACCESS_CONTROL_ALLOW_ORIGIN)
+            .is_none()
+    );
+}
+
+#[tokio::test]
+async fn timeout_is_503() {
+    let cfg = ServerConfig {
+        timeout: std::time::Duration::from_nanos(1),
+        ..ServerConfig::default()
+    };
+    let app = router(fixture().engine.clone(), cfg);
+    let r = app
+        .oneshot(
+            Request::get("/search?q=mosaic%20plot")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::SERVICE_UNAVAILABLE);
+    let v: Value =
+        serde_json::from_slice(&to_bytes(r.into_body(), 1 << 20).await.unwrap()).unwrap();
+    assert_error(&v, "timeout");
+}
+
+#[tokio::test]
+async fn page_and_widget() {
+    let (s, h, b) = call(Request::get("/").body(Body::empty()).unwrap()).await;
+    assert_eq!(s, StatusCode::OK);
+    assert!(
+        h[header::CONTENT_TYPE]
+            .to_str()
+            .unwrap()
+            .starts_with("text/html")
+    );
+    let page = String::from_utf8(b).unwrap();
+    assert!(page.contains("function indexerMount") && page.contains(".ix-box"));
+    assert!(!page.contains("/*JS*/") && !page.contains("/*CSS*/"));
+    let (s, h, b) = call(Request::get("/widget.js").body(Body::empty()).unwrap()).await;
+    assert_eq!(s, StatusCode::OK);
+    assert!(
+        h[header::CONTENT_TYPE]
+            .to_str()
+            .unwrap()
+            .contains("javascript")
+    );
+    let js = String::from_utf8(b).unwrap();
+    assert!(js.contains("indexerWidget(INDEXER_CSS)") && js.contains("data"));
+}
