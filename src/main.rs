@@ -55,6 +55,20 @@ enum Command {
         #[arg(long, value_enum, default_value = "jsonl")]
         format: ExportFormat,
     },
+    /// Serve the JSON search API and a search page (the search backend of a docs site)
+    Serve {
+        /// Address to listen on (loopback by default)
+        #[arg(long, default_value = "127.0.0.1:7700")]
+        addr: std::net::SocketAddr,
+        /// Origins allowed to call the API from a browser (repeatable), e.g. http://localhost:8000
+        #[arg(long = "cors", value_name = "ORIGIN")]
+        cors: Vec<String>,
+        /// Folder the document ids are relative to, for links to the PDFs [default: working directory]
+        #[arg(long, value_name = "DIR")]
+        docs_root: Option<PathBuf>,
+    },
+    /// Measure evidence quality against gold evidence pages, or retrieval on a BEIR folder
+    Eval(EvalArgs),
     /// Show where the runtime parts are and check that they load
     Runtime,
     /// Internal: a PDF worker process (reads jobs on stdin)
@@ -115,6 +129,54 @@ struct QueryArgs {
     format: Option<Format>,
 }
 
+#[derive(clap::Args, Debug)]
+struct EvalArgs {
+    /// Questions with gold evidence pages (JSON lines; see ../shared/eval/README.md)
+    #[arg(
+        long,
+        value_name = "FILE",
+        required_unless_present = "beir",
+        requires = "docs"
+    )]
+    questions: Option<PathBuf>,
+    /// The folder of the questions' documents (file names as the questions list them)
+    #[arg(long, value_name = "DIR")]
+    docs: Option<PathBuf>,
+    /// A BEIR folder (corpus.jsonl, queries.jsonl, qrels.tsv): nDCG@10 and recall@100 of BM25,
+    /// vectors and the fused candidates
+    #[arg(long, value_name = "DIR", conflicts_with = "questions")]
+    beir: Option<PathBuf>,
+    /// Selectors, comma-separated [default: all]
+    #[arg(long, value_delimiter = ',', value_name = "LIST")]
+    selectors: Vec<SelectorKind>,
+    /// Evidence notes per question (B) [default: 10]
+    #[arg(long, conflicts_with = "budgets")]
+    budget: Option<usize>,
+    /// A sweep of B, for example 3,5,10,15,20
+    #[arg(long, value_delimiter = ',', value_name = "LIST")]
+    budgets: Vec<usize>,
+    /// Candidate pools, comma-separated: all (every note of the documents), hybrid (BM25 + vectors)
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "LIST",
+        default_value = "all,hybrid"
+    )]
+    pools: Vec<indexer_eval::PoolMode>,
+    /// Candidates from each of BM25 and vectors in the hybrid pool
+    #[arg(long, default_value_t = indexer_engine::DEFAULT_CANDIDATES)]
+    candidates: usize,
+    /// Output folder: report.md, results.jsonl (a rerun resumes), plots
+    #[arg(long, value_name = "DIR", default_value = "eval-out")]
+    out: PathBuf,
+    /// Only the first N questions
+    #[arg(long, value_name = "N")]
+    limit: Option<usize>,
+    /// Worker processes for PDFs
+    #[arg(long, short = 'j', value_name = "N")]
+    jobs: Option<usize>,
+}
+
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
 enum Format {
     Text,
@@ -170,6 +232,7 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode> {
     let cfg = config::Config::load()?;
+    let explicit_index = cli.index.clone();
     let index_dir = cli
         .index
         .or_else(|| {
@@ -199,6 +262,26 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Ingest(args) => ingest(args, &cfg, index_dir),
+        Command::Eval(args) => eval(args, explicit_index),
+        Command::Serve {
+            addr,
+            cors,
+            docs_root,
+        } => {
+            let rt = indexer_runtime::Runtime::discover()?;
+            let engine = std::sync::Arc::new(Engine::open(&index_dir, &rt)?);
+            let cfg = indexer_server::ServerConfig {
+                cors_origins: cors,
+                docs_root: Some(match docs_root {
+                    Some(d) => d,
+                    None => std::env::current_dir()?,
+                }),
+                ..Default::default()
+            };
+            eprintln!("indexer: serving {} on http://{addr}/", index_dir.display());
+            tokio::runtime::Runtime::new()?.block_on(indexer_server::serve(engine, cfg, addr))?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Query(args) => query(args, &cfg, index_dir),
         Command::Show { note_id, json } => {
             let index = indexer_index::Index::open(&index_dir)?;
@@ -367,5 +450,107 @@ fn query(args: QueryArgs, cfg: &config::Config, index_dir: PathBuf) -> Result<Ex
         Format::Markdown => output::markdown(&mut out, &resp)?,
     }
     out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn eval(args: EvalArgs, index: Option<PathBuf>) -> Result<ExitCode> {
+    let rt = indexer_runtime::Runtime::discover()?;
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    let terminal = std::io::stderr().is_terminal();
+    let bar = |len: usize, what: &str| {
+        let pb = if terminal {
+            indicatif::ProgressBar::new(len as u64)
+        } else {
+            indicatif::ProgressBar::hidden()
+        };
+        pb.set_style(
+            indicatif::ProgressStyle::with_template(&format!(
+                "{what:>9} [{{bar:30}}] {{pos}}/{{len}}  eta {{eta}}"
+            ))
+            .expect("valid template")
+            .progress_chars("=> "),
+        );
+        pb
+    };
+    if let Some(beir) = args.beir {
+        let index_dir = index.unwrap_or_else(|| args.out.join("beir-index"));
+        let encoder = std::sync::Arc::new(indexer_engine::load_encoder(
+            &rt,
+            indexer_runtime::DEFAULT_MODEL,
+            cores,
+        )?);
+        let pb = bar(0, "beir");
+        let report =
+            indexer_eval::run_beir(&beir, &index_dir, encoder, &args.out, &mut |done, total| {
+                pb.set_length(total as u64);
+                pb.set_position(done as u64);
+            })?;
+        pb.finish_and_clear();
+        let mut out = std::io::stdout().lock();
+        writeln!(
+            out,
+            "{} ({} documents, {} queries, model {})",
+            report.dataset, report.documents, report.queries, report.model
+        )?;
+        for m in &report.methods {
+            writeln!(out, "  {m:?}")?;
+        }
+        writeln!(out, "report: {}", args.out.join("beir.md").display())?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let questions = args
+        .questions
+        .expect("clap requires --questions without --beir");
+    let docs = args.docs.expect("clap requires --docs with --questions");
+    let index_dir = index.unwrap_or_else(|| args.out.join("index"));
+    // Ingest is incremental: on a rerun the documents are found unchanged in seconds.
+    let encoder = indexer_engine::load_encoder(&rt, indexer_runtime::DEFAULT_MODEL, cores)?;
+    let mut icfg = IngestConfig::new(&index_dir, &docs, worker_command()?);
+    icfg.options.jobs = args.jobs.unwrap_or(cores).max(1);
+    use indexer_embed::Encoder;
+    icfg.options.chunking = indexer_ingest::Chunking::tokens(encoder.max_tokens());
+    let mut reporter = progress::Reporter::new(false, terminal);
+    let summary = indexer_engine::ingest(std::slice::from_ref(&docs), &icfg, &encoder, &mut |e| {
+        reporter.event(e)
+    })?;
+    reporter.finish();
+    output::ingest_summary(&mut std::io::stderr().lock(), &summary, &index_dir)?;
+    drop(encoder);
+    let engine = Engine::open(&index_dir, &rt)?;
+    let cfg = indexer_eval::EvalConfig {
+        questions,
+        docs,
+        index: index_dir,
+        selectors: if args.selectors.is_empty() {
+            SelectorKind::ALL.to_vec()
+        } else {
+            args.selectors
+        },
+        budgets: if !args.budgets.is_empty() {
+            args.budgets
+        } else {
+            vec![args.budget.unwrap_or(indexer_engine::DEFAULT_BUDGET)]
+        },
+        pools: args.pools,
+        candidates: args.candidates,
+        out: args.out.clone(),
+        limit: args.limit,
+    };
+    let pb = bar(0, "questions");
+    let report = indexer_eval::run_eval(&cfg, &engine, &mut |done, total| {
+        pb.set_length(total as u64);
+        pb.set_position(done as u64);
+    })?;
+    pb.finish_and_clear();
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "{} questions: {} rows computed, {} already in results.jsonl, {} with no notes",
+        report.questions, report.computed, report.skipped, report.empty_pools
+    )?;
+    out.write_all(indexer_eval::markdown(&report).as_bytes())?;
+    writeln!(out, "report: {}", args.out.join("report.md").display())?;
     Ok(ExitCode::SUCCESS)
 }

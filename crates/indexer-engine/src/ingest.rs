@@ -389,6 +389,7 @@ pub fn ingest(
                 generation: stats.generation,
                 files: since_commit,
             });
+            remove_stale_crops(&crop_dir, &mut stale_crops);
             since_commit = 0;
             last_commit = Instant::now();
             dirty = false;
@@ -400,6 +401,7 @@ pub fn ingest(
             generation: stats.generation,
             files: since_commit,
         });
+        remove_stale_crops(&crop_dir, &mut stale_crops);
     }
     summary.generation = writer.generation();
     drop(writer);
