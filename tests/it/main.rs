@@ -102,6 +102,8 @@ fn ingest_query_reingest_delete() {
             "json",
             "--budget",
             "5",
+            "--selector",
+            "cds",
         ],
     );
     assert!(o.status.success(), "{}", stderr(&o));
@@ -143,6 +145,28 @@ fn ingest_query_reingest_delete() {
             .collect::<Vec<_>>()
             .join(", ")
     );
+
+    // The default selector is cosine top-B: its scores are the cosines, in decreasing order.
+    let o = indexer(
+        dir,
+        &[
+            "query",
+            "special characters frequency table",
+            "--format",
+            "json",
+        ],
+    );
+    let r = json(&o);
+    assert_eq!(r["selector"], "cosine");
+    assert_eq!(r["hits"].as_array().unwrap().len(), 10);
+    let scores: Vec<f64> = r["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["score"].as_f64().unwrap())
+        .collect();
+    assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
+    assert!(r["diagnostics"].is_null());
 
     let o = indexer(
         dir,

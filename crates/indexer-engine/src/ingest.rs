@@ -118,15 +118,42 @@ struct Found {
 }
 
 /// The document id of `path`: relative to `base` with `/` separators, else the absolute path.
+/// Paths are made absolute and normalised lexically, not canonicalised: a symlinked file keeps
+/// the name it has under `base`, which is the name the user (and an eval question) knows.
 pub fn doc_id(path: &Path, base: &Path) -> String {
-    let abs = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
-    let base = base.canonicalize().unwrap_or_else(|_| base.to_path_buf());
-    let rel = abs
-        .strip_prefix(&base)
-        .map(Path::to_path_buf)
-        .unwrap_or(abs);
-    rel.components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+    let abs = absolute(path);
+    let base = absolute(base);
+    match abs.strip_prefix(&base) {
+        Ok(rel) => join_components(rel),
+        Err(_) => format!("/{}", join_components(&abs)),
+    }
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    let joined = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(p)
+    };
+    let mut out = PathBuf::new();
+    for c in joined.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+fn join_components(p: &Path) -> String {
+    p.components()
+        .filter_map(|c| match c {
+            std::path::Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
+            _ => None,
+        })
         .collect::<Vec<_>>()
         .join("/")
 }
@@ -457,4 +484,33 @@ fn clone_command(cmd: &Command) -> Command {
         c.current_dir(d);
     }
     c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn doc_ids_are_relative_lexical_paths() {
+        let base = Path::new("/data/corpus");
+        assert_eq!(doc_id(Path::new("/data/corpus/a/b.pdf"), base), "a/b.pdf");
+        assert_eq!(
+            doc_id(Path::new("/data/corpus/./a/../c.pdf"), base),
+            "c.pdf"
+        );
+        assert_eq!(
+            doc_id(Path::new("/elsewhere/x.pdf"), base),
+            "/elsewhere/x.pdf"
+        );
+        assert_eq!(doc_id(Path::new("/data/corpus"), base), "");
+        // A symlink keeps its own name: nothing is resolved on disk.
+        let t = tempfile::tempdir().unwrap();
+        std::fs::write(t.path().join("target.pdf"), b"%PDF").unwrap();
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(t.path().join("target.pdf"), t.path().join("link.pdf"))
+                .unwrap();
+            assert_eq!(doc_id(&t.path().join("link.pdf"), t.path()), "link.pdf");
+        }
+    }
 }
