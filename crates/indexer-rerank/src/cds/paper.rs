@@ -1,8 +1,9 @@
 //! The paper's replicator dynamics, made fast without changing them.
 //!
 //! A step needs W x once. Two ways to get it, chosen by cost per step: the low-rank form
-//! beta((1'x) 1 - Z (Z' x)) costs 2 N d multiply-adds; an N x N matrix D = 11' - Z Z' (zero
-//! diagonal) built once costs N^2 per step after N^2 d / 2 to build. With thousands of steps the
+//! beta((1'x) 1 - Z (Z' x)) costs 2 N d multiply-adds; the N x N matrix D = 11' - Z Z' (zero
+//! diagonal, symmetric, so only its strict upper triangle is stored and read) built once costs
+//! N^2 multiply-adds per step over N^2 / 2 loads, after N^2 d / 2 to build. With thousands of steps the
 //! build is paid back at once, so D is used whenever N < 2 d and it fits in 64 MiB. Products
 //! are in f32 (twice the vector width of f64, half the memory traffic); the weights, payoffs
 //! and the objective stay in f64. The f32 rounding moves a payoff by about 1e-7 beta, which
@@ -23,7 +24,8 @@ pub(super) fn operator_name(p: &CdsProblem<'_>) -> &'static str {
 }
 
 enum Operator {
-    /// D = 11' - Z Z' with a zero diagonal, row-major N x N, rows padded with zeros to `stride`.
+    /// The strict upper triangle of D = 11' - Z Z' (D has a zero diagonal), row-major, rows
+    /// padded with zeros to `stride` and to a multiple of 4 rows.
     Gram {
         d: Vec<f32>,
         stride: usize,
@@ -41,15 +43,13 @@ fn stride(n: usize) -> usize {
 fn build_gram(p: &CdsProblem<'_>) -> Vec<f32> {
     let n = p.n;
     let s = stride(n);
-    let mut d = vec![0f32; n * s];
+    let mut d = vec![0f32; n.div_ceil(4) * 4 * s];
     for i in 0..n {
         let zi = p.c.note(i);
-        for j in 0..i {
+        for j in i + 1..n {
             // 1 - g_ij in f64, then rounded: near-duplicates keep their small dissimilarity
             // to full relative precision.
-            let v = (1.0 - kernels::dot_f64acc(zi, p.c.note(j))) as f32;
-            d[i * s + j] = v;
-            d[j * s + i] = v;
+            d[i * s + j] = (1.0 - kernels::dot_f64acc(zi, p.c.note(j))) as f32;
         }
     }
     d
@@ -80,7 +80,8 @@ pub(super) fn run(
     let beta = p.opts.beta;
     let alpha = p.alpha;
     let c = p.shift();
-    let mut v32 = vec![0f32; n];
+    // Zero past n: the padded rows of the Gram form read it.
+    let mut v32 = vec![0f32; stride(n)];
     let mut y = vec![0f32; stride(n)];
     let mut pay = vec![0f64; n + 1];
     let mut steps = 0;
@@ -92,13 +93,13 @@ pub(super) fn run(
         let x0 = x[0];
         match &mut op {
             Operator::Gram { d, stride } => {
-                kernels::symv32(d, *stride, &v32, &mut y);
+                kernels::upper_symv32(d, *stride, &v32, &mut y);
                 for i in 0..n {
                     pay[i + 1] = p.s[i] * x0 + beta * y[i] as f64 - alpha * x[i + 1];
                 }
             }
             Operator::LowRank { u } => {
-                kernels::lowrank32(p.c.notes, p.c.dim, &v32, u, &mut y[..n]);
+                kernels::lowrank32(p.c.notes, p.c.dim, &v32[..n], u, &mut y[..n]);
                 let total: f64 = x[1..].iter().sum();
                 for i in 0..n {
                     let w = beta * (total - y[i] as f64 - (1.0 - p.sq_norms[i]) * x[i + 1]);
@@ -119,7 +120,8 @@ pub(super) fn run(
         }
         // The update preserves the sum exactly in exact arithmetic; renormalising removes the
         // f64 drift over thousands of steps.
-        x.iter_mut().for_each(|v| *v /= sum);
+        let inv_sum = 1.0 / sum;
+        x.iter_mut().for_each(|v| *v *= inv_sum);
         steps += 1;
         last_step = step;
         observe(steps, &x);
