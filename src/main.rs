@@ -269,7 +269,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             docs_root,
         } => {
             let rt = indexer_runtime::Runtime::discover()?;
-            let engine = std::sync::Arc::new(Engine::open(&index_dir, &rt)?);
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let engine = std::sync::Arc::new(Engine::open_concurrent(&index_dir, &rt, cores)?);
             let cfg = indexer_server::ServerConfig {
                 cors_origins: cors,
                 docs_root: Some(match docs_root {

@@ -1,6 +1,7 @@
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ort::session::{Session, SessionInputValue};
 use ort::value::{TensorElementType, TensorRef, ValueType};
@@ -67,6 +68,7 @@ pub struct OnnxEncoderBuilder {
     model_dir: PathBuf,
     runtime_library: Option<PathBuf>,
     intra_threads: usize,
+    sessions: usize,
     batch_size: usize,
     spinning: bool,
 }
@@ -83,6 +85,16 @@ impl OnnxEncoderBuilder {
     /// Threads ONNX Runtime uses inside one operator (intra-op threads); default 1.
     pub fn intra_threads(mut self, n: usize) -> Self {
         self.intra_threads = n;
+        self
+    }
+
+    /// Independent ONNX Runtime sessions; default 1. The batches of one call run on them side
+    /// by side (one thread per session), and so do concurrent calls (a server's queries).
+    /// Each session holds its own copy of the model's weights. For bulk embedding on `n` cores,
+    /// `n` sessions of 1 intra-op thread scale better than one session of `n` threads: the
+    /// sessions never wait on each other inside an operator (measured in `benches/encode.rs`).
+    pub fn sessions(mut self, n: usize) -> Self {
+        self.sessions = n;
         self
     }
 
@@ -104,6 +116,9 @@ impl OnnxEncoderBuilder {
     pub fn build(self) -> Result<OnnxEncoder> {
         if self.intra_threads == 0 {
             return Err(Error::Config("intra_threads must be at least 1".into()));
+        }
+        if self.sessions == 0 {
+            return Err(Error::Config("sessions must be at least 1".into()));
         }
         if self.batch_size == 0 {
             return Err(Error::Config("batch_size must be at least 1".into()));
@@ -169,29 +184,36 @@ impl OnnxEncoderBuilder {
             path: onnx_path.clone(),
             reason: e.to_string(),
         };
-        let session = Session::builder(&env)
-            .map_err(ort_err)?
-            .with_intra_threads(self.intra_threads)
-            .map_err(|e| ort_err(e.into()))?
-            .with_inter_threads(1)
-            .map_err(|e| ort_err(e.into()))?
-            .with_intra_op_spinning(self.spinning)
-            .map_err(|e| ort_err(e.into()))?
-            .with_inter_op_spinning(self.spinning)
-            .map_err(|e| ort_err(e.into()))?
-            .commit_from_file(&onnx_path)
-            .map_err(|e| Error::ModelMismatch {
-                path: onnx_path.clone(),
-                reason: format!("ONNX Runtime cannot load it: {e}"),
-            })?;
-
+        let load = || {
+            Session::builder(&env)
+                .map_err(ort_err)?
+                .with_intra_threads(self.intra_threads)
+                .map_err(|e| ort_err(e.into()))?
+                .with_inter_threads(1)
+                .map_err(|e| ort_err(e.into()))?
+                .with_intra_op_spinning(self.spinning)
+                .map_err(|e| ort_err(e.into()))?
+                .with_inter_op_spinning(self.spinning)
+                .map_err(|e| ort_err(e.into()))?
+                .commit_from_file(&onnx_path)
+                .map_err(|e| Error::ModelMismatch {
+                    path: onnx_path.clone(),
+                    reason: format!("ONNX Runtime cannot load it: {e}"),
+                })
+        };
+        let session = load()?;
         let (inputs, output_rank) = check_signature(&session, &manifest, &onnx_path)?;
+        let mut sessions = vec![Mutex::new(session)];
+        for _ in 1..self.sessions {
+            sessions.push(Mutex::new(load()?));
+        }
         let encoder = OnnxEncoder {
             manifest,
             onnx_path,
             tokenizer,
             counter,
-            session: Mutex::new(session),
+            sessions,
+            next_session: AtomicUsize::new(0),
             inputs,
             output_rank,
             batch_size: self.batch_size,
@@ -295,11 +317,10 @@ fn encode(tok: &Tokenizer, text: &str, special: bool) -> Result<Encoding> {
 /// Sentence embeddings with ONNX Runtime and a Hugging Face `tokenizer.json`, configured by a
 /// model manifest ([`ModelManifest`]).
 ///
-/// `ort`'s `Session::run` takes `&mut self`, so the session sits in a `Mutex`: calls from
-/// several threads (the server's queries) run one after another, each using `intra_threads`
-/// threads. A pool of sessions would run them side by side, at the cost of one copy of the
-/// model's weights per session; on these 2-core machines one session with 2 intra-op threads
-/// is as fast.
+/// `ort`'s `Session::run` takes `&mut self`, so each session sits in a `Mutex`. With several
+/// sessions ([`OnnxEncoderBuilder::sessions`]) the batches of one call are spread over them
+/// on scoped threads, and concurrent calls each take a free session: a server's queries do not
+/// queue behind one another while a session is idle.
 pub struct OnnxEncoder {
     manifest: ModelManifest,
     onnx_path: PathBuf,
@@ -307,7 +328,9 @@ pub struct OnnxEncoder {
     tokenizer: Tokenizer,
     /// Never truncates: for [`Encoder::count_tokens`].
     counter: Tokenizer,
-    session: Mutex<Session>,
+    sessions: Vec<Mutex<Session>>,
+    /// Round robin for the session a call waits on when none is free.
+    next_session: AtomicUsize,
     inputs: Vec<(String, InputKind)>,
     output_rank: usize,
     batch_size: usize,
@@ -322,6 +345,7 @@ impl std::fmt::Debug for OnnxEncoder {
             .field("onnx", &self.onnx_path)
             .field("dim", &self.manifest.output_dim())
             .field("batch_size", &self.batch_size)
+            .field("sessions", &self.sessions.len())
             .finish_non_exhaustive()
     }
 }
@@ -333,6 +357,7 @@ impl OnnxEncoder {
             model_dir: model_dir.to_path_buf(),
             runtime_library: None,
             intra_threads: 1,
+            sessions: 1,
             batch_size: DEFAULT_BATCH_SIZE,
             spinning: false,
         }
@@ -374,9 +399,61 @@ impl OnnxEncoder {
         // longest text of the whole call; the stable sort keeps equal lengths in input order.
         let mut order: Vec<usize> = (0..encodings.len()).collect();
         order.sort_by_key(|&i| encodings[i].len());
+        // With several sessions a call of fewer than `sessions x batch_size` texts is cut
+        // into one batch per session, so that it too runs side by side.
+        let per_batch = self
+            .batch_size
+            .min(texts.len().div_ceil(self.sessions.len()))
+            .max(1);
+        let batches: Vec<&[usize]> = order.chunks(per_batch).collect();
         let mut data = vec![0f32; texts.len() * dim];
-        for batch in order.chunks(self.batch_size) {
-            self.run_batch(&encodings, batch, &mut data)?;
+        let mut scatter = |batch: &[usize], rows: &[f32]| {
+            for (&i, row) in batch.iter().zip(rows.chunks_exact(dim)) {
+                data[i * dim..(i + 1) * dim].copy_from_slice(row);
+            }
+        };
+        let workers = self.sessions.len().min(batches.len());
+        if workers <= 1 {
+            let mut session = self.free_session();
+            let mut rows = Vec::new();
+            for batch in &batches {
+                self.run_batch(&mut session, &encodings, batch, &mut rows)?;
+                scatter(batch, &rows);
+            }
+        } else {
+            // Each worker owns one session and takes the next batch until none is left.
+            let next = AtomicUsize::new(0);
+            // Per worker: (batch number, its rows) for each batch it ran.
+            type Done = Vec<(usize, Vec<f32>)>;
+            let results: Vec<Result<Done>> = std::thread::scope(|scope| {
+                let handles: Vec<_> = self.sessions[..workers]
+                    .iter()
+                    .map(|slot| {
+                        let (next, batches, encodings) = (&next, &batches, &encodings);
+                        scope.spawn(move || {
+                            let mut session = slot.lock().unwrap_or_else(|p| p.into_inner());
+                            let mut done = Vec::new();
+                            loop {
+                                let k = next.fetch_add(1, Ordering::Relaxed);
+                                let Some(batch) = batches.get(k) else { break };
+                                let mut rows = Vec::new();
+                                self.run_batch(&mut session, encodings, batch, &mut rows)?;
+                                done.push((k, rows));
+                            }
+                            Ok(done)
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                    .collect()
+            });
+            for done in results {
+                for (k, rows) in done? {
+                    scatter(batches[k], &rows);
+                }
+            }
         }
         Ok(Embeddings {
             dim,
@@ -385,9 +462,26 @@ impl OnnxEncoder {
         })
     }
 
-    /// Runs the texts `batch` (indices into `encodings`) and writes their vectors into their
-    /// rows of `out`.
-    fn run_batch(&self, encodings: &[Encoding], batch: &[usize], out: &mut [f32]) -> Result<()> {
+    /// A free session if one is, else the next one round robin (waiting for it).
+    fn free_session(&self) -> std::sync::MutexGuard<'_, Session> {
+        for slot in &self.sessions {
+            if let Ok(guard) = slot.try_lock() {
+                return guard;
+            }
+        }
+        let k = self.next_session.fetch_add(1, Ordering::Relaxed) % self.sessions.len();
+        self.sessions[k].lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Runs the texts `batch` (indices into `encodings`) on `session` and writes their vectors
+    /// into `out`, one row per text in batch order.
+    fn run_batch(
+        &self,
+        session: &mut Session,
+        encodings: &[Encoding],
+        batch: &[usize],
+        out: &mut Vec<f32>,
+    ) -> Result<()> {
         let b = batch.len();
         let t = batch.iter().map(|&i| encodings[i].len()).max().unwrap_or(0);
         // Padding to the longest text of the batch (what the tokenizer's BatchLongest does),
@@ -426,7 +520,6 @@ impl OnnxEncoder {
             feeds.push((Cow::Borrowed(name.as_str()), tensor.into()));
         }
 
-        let mut session = self.session.lock().unwrap_or_else(|p| p.into_inner());
         let outputs = session.run(feeds).map_err(infer_err)?;
         let value = outputs
             .get(&self.manifest.output)
@@ -453,8 +546,10 @@ impl OnnxEncoder {
         }
 
         let dim = self.manifest.output_dim();
+        out.clear();
+        out.resize(b * dim, 0.0);
         let mut pooled = vec![0f64; h];
-        for (row, &i) in batch.iter().enumerate() {
+        for row in 0..b {
             pooled.iter_mut().for_each(|v| *v = 0.0);
             if self.output_rank == 2 {
                 for (p, &x) in pooled.iter_mut().zip(&hidden[row * h..(row + 1) * h]) {
@@ -484,7 +579,10 @@ impl OnnxEncoder {
                 }
             }
             finish(&self.manifest, &mut pooled);
-            for (o, &p) in out[i * dim..(i + 1) * dim].iter_mut().zip(&pooled[..dim]) {
+            for (o, &p) in out[row * dim..(row + 1) * dim]
+                .iter_mut()
+                .zip(&pooled[..dim])
+            {
                 *o = p as f32;
             }
         }

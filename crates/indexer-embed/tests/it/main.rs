@@ -228,3 +228,41 @@ fn the_installed_manifest_is_the_one_tools_setup_writes() {
         m
     );
 }
+
+/// Two sessions share out the batches of one call: every row is the same as with one session
+/// (in input order, golden to 1e-5), and concurrent calls on the pool agree with serial ones.
+#[test]
+fn a_pool_of_sessions_gives_the_rows_of_one_session() {
+    let g = golden();
+    let texts: Vec<&str> = g.texts.iter().map(|t| t.text.as_str()).collect();
+    let pool = OnnxEncoder::builder(&model_dir())
+        .runtime_library(library())
+        .sessions(2)
+        .batch_size(3)
+        .build()
+        .unwrap_or_else(|e| panic!("{}", setup_failure(&e)));
+    assert!(format!("{pool:?}").contains("sessions: 2"), "{pool:?}");
+    let e = pool.embed_documents(&texts).unwrap();
+    assert_eq!(e.len(), texts.len());
+    assert_eq!(e.truncated, 1);
+    for (i, t) in g.texts.iter().enumerate() {
+        let d = max_abs_diff(e.row(i), &t.embedding);
+        assert!(d < 1e-5, "text {i} {:?}: max abs diff {d}", t.text);
+    }
+    let serial: Vec<Vec<f32>> = texts.iter().map(|q| pool.embed_query(q).unwrap()).collect();
+    std::thread::scope(|s| {
+        let handles: Vec<_> = texts
+            .iter()
+            .map(|q| s.spawn(|| pool.embed_query(q).unwrap()))
+            .collect();
+        for (h, want) in handles.into_iter().zip(&serial) {
+            assert_eq!(&h.join().unwrap(), want);
+        }
+    });
+    let zero = OnnxEncoder::builder(&model_dir())
+        .runtime_library(library())
+        .sessions(0)
+        .build()
+        .unwrap_err();
+    assert!(zero.to_string().contains("sessions"), "{zero}");
+}
