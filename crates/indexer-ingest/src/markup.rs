@@ -1,5 +1,7 @@
 //! Markdown, HTML and plain text into paragraphs with heading paths and image figures.
 
+use std::borrow::Cow;
+
 use crate::notes::{FigureDraft, Para};
 use indexer_notes::NoteKind;
 
@@ -233,8 +235,61 @@ const BLOCKS: &[&str] = &[
     "address",
 ];
 
+/// The source without `<script>` and `<style>` elements and comments. Their content is raw
+/// text that ends only at the matching end tag (HTML's rule), but `tl` parses tags inside
+/// it: an inlined jQuery with `"<script|<style"` in a string swallowed the whole body of a
+/// pandoc page. Cutting them out first, by that rule, leaves `tl` plain markup.
+fn strip_raw_text(src: &str) -> Cow<'_, str> {
+    let bytes = src.as_bytes();
+    let lower = src.to_ascii_lowercase();
+    let find = |from: usize, pat: &str| lower[from..].find(pat).map(|i| from + i);
+    let mut out = String::new();
+    let mut copied = 0;
+    let mut at = 0;
+    while let Some(lt) = find(at, "<") {
+        let rest = &lower[lt..];
+        let end = if rest.starts_with("<!--") {
+            Some(find(lt + 4, "-->").map_or(src.len(), |e| e + 3))
+        } else {
+            ["script", "style"].iter().find_map(|name| {
+                let open = rest.strip_prefix('<')?.strip_prefix(name)?;
+                // `<scripts>` is not `<script>`: the name must end there.
+                let next = open.bytes().next()?;
+                if !(next == b'>' || next == b'/' || next.is_ascii_whitespace()) {
+                    return None;
+                }
+                let close = format!("</{name}");
+                Some(
+                    find(lt + 1 + name.len(), &close)
+                        .map_or(src.len(), |c| find(c, ">").map_or(src.len(), |g| g + 1)),
+                )
+            })
+        };
+        match end {
+            Some(end) => {
+                out.push_str(&src[copied..lt]);
+                // A space keeps the words on either side apart.
+                out.push(' ');
+                copied = end;
+                at = end;
+            }
+            None => at = lt + 1,
+        }
+        if at >= bytes.len() {
+            break;
+        }
+    }
+    if copied == 0 {
+        return Cow::Borrowed(src);
+    }
+    out.push_str(&src[copied.min(src.len())..]);
+    Cow::Owned(out)
+}
+
 pub(crate) fn html(src: &str) -> Markup {
     let mut sink = Sink::default();
+    let stripped = strip_raw_text(src);
+    let src = stripped.as_ref();
     let Ok(dom) = tl::parse(src, tl::ParserOptions::default()) else {
         return text(src);
     };
@@ -483,6 +538,34 @@ mod tests {
             all.iter().any(|t| t.starts_with("cell a | cell b")),
             "{all:?}"
         );
+    }
+
+    /// A pandoc page inlines jQuery, whose strings hold `<script|<style` and `</div>`: the
+    /// text after it is still found, and none of the script is.
+    #[test]
+    fn html_script_and_style_content_is_raw_text() {
+        let src = r#"<html><head><script>var re = /<script|<style|<link/i; var s = "<div><p>in script</p>";</script>
+<STYLE type="text/css">p::before { content: "<p>in style</p>" }</STYLE>
+<!-- <p>in a comment</p> --><scripts-not>kept?</scripts-not></head>
+<body><h1>Tips</h1><p>Real paragraph one.</p><script src="x.js"></script>
+<p>Real paragraph two, after a script.</p><script>unterminated <p>"#;
+        let m = html(src);
+        let all: Vec<_> = m.paras.iter().map(|p| p.text.as_str()).collect();
+        assert!(all.contains(&"Real paragraph one."), "{all:?}");
+        assert!(
+            all.contains(&"Real paragraph two, after a script."),
+            "{all:?}"
+        );
+        assert!(
+            !all.iter().any(|t| t.contains("in script")
+                || t.contains("in style")
+                || t.contains("in a comment")
+                || t.contains("unterminated")
+                || t.contains("var re")),
+            "{all:?}"
+        );
+        assert_eq!(strip_raw_text("<p>plain</p>"), "<p>plain</p>");
+        assert!(matches!(strip_raw_text("<p>a < b</p>"), Cow::Borrowed(_)));
     }
 
     #[test]
