@@ -40,6 +40,43 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// Snapshots of what a person reads, with what changes between runs masked: timings, scores
+/// (last-digit noise across CPUs), sizes, and the temporary folder.
+fn snapshot(name: &str, dir: &Path, text: &str) {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_prepend_module_to_snapshot(false);
+    settings.add_filter(&regex_escape(&dir.display().to_string()), "[dir]");
+    settings.add_filter(r"\b\d+(\.\d+)? ?(ms|s|µs)\b", "[time]");
+    settings.add_filter(r"score -?\d+\.\d+", "score [score]");
+    settings.add_filter(r"\b\d+(\.\d+)? (B|KB|MB|KiB|MiB|GiB|kB)\b", "[size]");
+    settings.bind(|| insta::assert_snapshot!(name, text));
+}
+
+fn regex_escape(s: &str) -> String {
+    s.chars()
+        .flat_map(|c| {
+            let special = "\\.+*?()|[]{}^$#&-~".contains(c);
+            special
+                .then_some('\\')
+                .into_iter()
+                .chain(std::iter::once(c))
+        })
+        .collect()
+}
+
+/// The shape of a JSON value: every object's keys (sorted) and the type of every leaf, with
+/// arrays shown by their first element. A snapshot of it pins the documented schema.
+fn schema(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), schema(v))).collect()),
+        Value::Array(a) => Value::Array(a.first().map(schema).into_iter().collect()),
+        Value::String(_) => "string".into(),
+        Value::Number(_) => "number".into(),
+        Value::Bool(_) => "bool".into(),
+        Value::Null => Value::Null,
+    }
+}
+
 fn json(o: &Output) -> Value {
     serde_json::from_slice(&o.stdout)
         .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}\nstderr:\n{}", stdout(o), stderr(o)))
@@ -88,6 +125,11 @@ fn ingest_query_reingest_delete() {
     assert_eq!(s["failed"][0]["doc"], "corpus/broken.pdf");
     assert!(!s["failed"][0]["error"].as_str().unwrap().is_empty());
     assert_eq!(s["skipped"][0]["doc"], "corpus/data.bin");
+    snapshot(
+        "ingest_summary_json_schema",
+        dir,
+        &serde_json::to_string_pretty(&schema(&s)).unwrap(),
+    );
     let embedded = s["embedded"].as_u64().unwrap();
     assert!(embedded > 40, "{s}");
     assert_eq!(s["notes_total"].as_u64().unwrap(), embedded);
@@ -123,6 +165,21 @@ fn ingest_query_reingest_delete() {
         assert!(h["score"].is_f64() && h["cosine"].is_f64());
         assert!(h["snippet"]["text"].is_string() && h["snippet"]["highlights"].is_array());
     }
+    snapshot(
+        "query_json_schema",
+        dir,
+        &serde_json::to_string_pretty(&schema(&r)).unwrap(),
+    );
+    let evidence: Vec<String> = hits
+        .iter()
+        .map(|h| {
+            format!(
+                "{} {} p.{} {}",
+                h["rank"], h["note"]["doc"], h["note"]["page"], h["note"]["kind"]
+            )
+        })
+        .collect();
+    snapshot("query_json_cds_evidence", dir, &evidence.join("\n"));
     let d = &r["diagnostics"];
     for field in [
         "alpha",
@@ -187,6 +244,7 @@ fn ingest_query_reingest_delete() {
         "{text}"
     );
     assert!(text.contains(" 1. corpus/"), "{text}");
+    snapshot("query_text", dir, &text);
 
     let o = indexer(
         dir,
@@ -208,6 +266,7 @@ fn ingest_query_reingest_delete() {
         "{md}"
     );
     assert!(md.contains("## [1] corpus/acmart.pdf p.3 (table)"), "{md}");
+    snapshot("query_markdown", dir, &md);
     // A table note carries its crop as an image link to a PNG the index owns.
     let link = md
         .lines()
@@ -252,6 +311,11 @@ fn ingest_query_reingest_delete() {
         "{}",
         stdout(&o)
     );
+    let o = indexer(dir, &["show", &id]);
+    snapshot("show", dir, &stdout(&o));
+    let o = indexer(dir, &["stats"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    snapshot("stats_text", dir, &stdout(&o));
     let o = indexer(dir, &["stats", "--json"]);
     let st = json(&o);
     assert_eq!(st["stats"]["documents"], 3);
