@@ -2,6 +2,9 @@
 //! real pdfium, the real encoder and a real index on disk in a temporary folder. They need the
 //! runtime that `tools/setup` installs and fail (do not skip) without it.
 
+mod browser;
+mod serve;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
