@@ -3,6 +3,7 @@
 //! runtime that `tools/setup` installs and fail (do not skip) without it.
 
 mod browser;
+mod load;
 mod serve;
 
 use serde_json::Value;

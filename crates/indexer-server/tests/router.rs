@@ -336,6 +336,29 @@ async fn cors_only_for_configured_origins() {
     );
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn searches_beyond_the_limit_wait_their_turn() {
+    let cfg = ServerConfig {
+        max_concurrent_searches: 1,
+        ..ServerConfig::default()
+    };
+    let app = router(fixture().engine.clone(), cfg);
+    let calls = (0..6).map(|i| {
+        let app = app.clone();
+        tokio::spawn(async move {
+            let uri = format!("/search?q=mosaic%20plot%20{i}");
+            let r = app
+                .oneshot(Request::get(uri).body(Body::empty()).unwrap())
+                .await
+                .unwrap();
+            r.status()
+        })
+    });
+    for c in calls {
+        assert_eq!(c.await.unwrap(), StatusCode::OK);
+    }
+}
+
 #[tokio::test]
 async fn timeout_is_503() {
     let cfg = ServerConfig {
