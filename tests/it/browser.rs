@@ -57,6 +57,11 @@ fn chromium_binary() -> PathBuf {
     }
 }
 
+fn chromedriver_binary() -> PathBuf {
+    on_path("chromedriver")
+        .unwrap_or_else(|| panic!("chromedriver is not installed\nhint: run tools/ci-deps"))
+}
+
 /// A chromedriver with one headless chromium session.
 struct Browser {
     driver: SocketAddr,
@@ -68,8 +73,7 @@ struct Browser {
 impl Browser {
     fn start(tmp: &Path) -> Browser {
         let chromium = chromium_binary();
-        let chromedriver = on_path("chromedriver")
-            .unwrap_or_else(|| panic!("chromedriver is not installed\nhint: run tools/ci-deps"));
+        let chromedriver = chromedriver_binary();
         let port = free_port();
         let log = tmp.join("chromedriver.log");
         let mut proc = Guard::spawn(
@@ -426,6 +430,9 @@ fn check_screenshot(b: &Browser, name: &str) {
 
 #[test]
 fn search_page_and_widget_in_chromium() {
+    // Before any work: without the browser this fails at once, with the hint.
+    chromium_binary();
+    chromedriver_binary();
     let _heavy = heavy_lock();
     let t0 = Instant::now();
     let t = tempfile::tempdir().unwrap();
