@@ -142,8 +142,7 @@ fn bench(c: &mut Criterion) {
             b.iter(|| black_box(enc.embed_documents(black_box(&refs)).unwrap()))
         });
     }
-    // Two sessions of one thread each; the 32 chunks of a call become one batch of 16 per
-    // session.
+    // Two sessions of one thread each, sharing out the batches of a call.
     let pool = encoder_with(1, 2);
     g.bench_function("sessions_2", |b| {
         b.iter(|| black_box(pool.embed_documents(black_box(&refs)).unwrap()))
