@@ -33,6 +33,10 @@ const EXPECTED: &str = "docs/vcd-strucplot.pdf · page 5";
 const KEY_UP: &str = "\u{E013}";
 const KEY_DOWN: &str = "\u{E015}";
 const KEY_ENTER: &str = "\u{E007}";
+const KEY_BACKSPACE: &str = "\u{E003}";
+const KEY_CTRL: &str = "\u{E009}";
+/// Releases the modifier keys held down in the same keystrokes.
+const KEY_RELEASE: &str = "\u{E000}";
 
 fn on_path(name: &str) -> Option<PathBuf> {
     std::env::var_os("PATH")?
@@ -482,6 +486,24 @@ fn search_page_and_widget_in_chromium() {
     assert_eq!(pdf.status, 200);
     assert!(pdf.body.starts_with(b"%PDF"));
     check_screenshot(&b, "browser-search-page.png");
+
+    // Clearing the box clears the results; markup typed into it stays text.
+    let box_ = b.find("#search .ix-box");
+    b.keys(&box_, &format!("{KEY_CTRL}a{KEY_RELEASE}{KEY_BACKSPACE}"));
+    b.wait_for(
+        "the results to clear",
+        "return document.querySelectorAll('#search .ix-hit').length === 0 && \
+         document.querySelector('#search .ix-status').textContent === ''",
+    );
+    b.keys(&box_, "<img src=x onerror=window.pwned=1> mosaic");
+    b.wait_for(
+        "the results of a query with markup",
+        "return document.querySelectorAll('#search .ix-hit').length",
+    );
+    assert_eq!(
+        b.js("return [window.pwned === undefined, document.querySelectorAll('img[src=\"x\"]').length]"),
+        json!([true, 0])
+    );
     assert_no_console_errors(&b, "the search page");
 
     // The widget on an allowed docs site: the answers cross origins.
