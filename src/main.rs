@@ -106,7 +106,7 @@ struct IngestArgs {
 struct QueryArgs {
     /// The question
     question: String,
-    /// Selector: cosine, cds, cds-exact, mmr, dpp, ppr, random [env: INDEXER_SELECTOR] [default: cosine]
+    /// Selector: fused, cosine, cds, cds-exact, mmr, dpp, ppr, random [env: INDEXER_SELECTOR] [default: fused]
     #[arg(long, short = 's', value_name = "NAME")]
     selector: Option<String>,
     /// Evidence notes to select (the paper's B) [env: INDEXER_BUDGET] [default: 10]

@@ -207,7 +207,8 @@ fn ingest_query_reingest_delete() {
             .join(", ")
     );
 
-    // The default selector is cosine top-B: its scores are the cosines, in decreasing order.
+    // The default selector is the fused first-stage order: its scores are the reciprocal rank
+    // fusion of each hit's BM25 and vector ranks (k = 60), in decreasing order.
     let o = indexer(
         dir,
         &[
@@ -218,8 +219,20 @@ fn ingest_query_reingest_delete() {
         ],
     );
     let r = json(&o);
-    assert_eq!(r["selector"], "cosine");
+    assert_eq!(r["selector"], "fused");
     assert_eq!(r["hits"].as_array().unwrap().len(), 10);
+    for h in r["hits"].as_array().unwrap() {
+        let rrf: f64 = ["bm25_rank", "vector_rank"]
+            .iter()
+            .filter_map(|k| h[*k].as_f64())
+            .map(|rank| 1.0 / (60.0 + rank))
+            .sum();
+        let score = h["score"].as_f64().unwrap();
+        assert!(
+            rrf > 0.0 && (score - rrf).abs() < 1e-6,
+            "{score} vs {rrf}: {h}"
+        );
+    }
     let scores: Vec<f64> = r["hits"]
         .as_array()
         .unwrap()

@@ -303,6 +303,8 @@ struct Pool {
     links: Vec<(usize, usize)>,
     /// Candidate score for the page ranking: cosine (all) or RRF (hybrid).
     rank_scores: Vec<f64>,
+    /// RRF scores of the hybrid pool, for the `fused` selector; empty for `all`.
+    fused: Vec<f64>,
 }
 
 fn links_among(notes: &[Note]) -> Vec<(usize, usize)> {
@@ -426,6 +428,7 @@ pub fn run_eval(
                         vectors,
                         links,
                         rank_scores,
+                        fused: Vec::new(),
                     }
                 }
                 PoolMode::Hybrid => {
@@ -464,6 +467,7 @@ pub fn run_eval(
                         notes,
                         vectors,
                         links,
+                        fused: rank_scores.clone(),
                         rank_scores,
                     }
                 }
@@ -474,6 +478,7 @@ pub fn run_eval(
                 dim,
                 links: &pool.links,
                 query_text: &q.question,
+                fused: &pool.fused,
             };
             for (_, sel_name, budget) in todo {
                 let row = if sel_name.starts_with("rank:") {

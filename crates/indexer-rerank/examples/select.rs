@@ -77,6 +77,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         dim,
         links: &input.links,
         query_text: &input.query_text,
+        fused: &[],
     };
     let b = input.budget;
     let (paper, _) = CdsSelector::paper(CdsOptions::default())?.solve(&c, b)?;

@@ -31,6 +31,40 @@ impl Selector for Cosine {
     }
 }
 
+/// Top-B by the candidates' fusion scores ([`Candidates::fused`]): the hybrid first stage's
+/// order, ties broken by cosine, then by index. Scores are the fusion scores. Without fusion
+/// scores it is cosine top-B.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Fused;
+
+impl Selector for Fused {
+    fn name(&self) -> &'static str {
+        "fused"
+    }
+
+    fn select(&self, c: &Candidates<'_>, budget: usize) -> Result<Selection> {
+        if c.fused.is_empty() {
+            return Cosine.select(c, budget);
+        }
+        c.validate()?;
+        let rel = c.relevance();
+        let mut idx: Vec<usize> = (0..c.len()).collect();
+        idx.sort_by(|&a, &b| {
+            c.fused[b]
+                .total_cmp(&c.fused[a])
+                .then(rel[b].total_cmp(&rel[a]))
+                .then(a.cmp(&b))
+        });
+        idx.truncate(budget);
+        let scores = idx.iter().map(|i| c.fused[*i]).collect();
+        Ok(Selection {
+            indices: idx,
+            scores,
+            diagnostics: None,
+        })
+    }
+}
+
 /// B distinct notes drawn uniformly (partial Fisher-Yates with SplitMix64) from a seed made of
 /// the first eight bytes of md5(query text): the same query always draws the same notes.
 /// Scores are the cosines.

@@ -24,6 +24,10 @@ pub struct Candidates<'a> {
     pub links: &'a [(usize, usize)],
     /// The query text, from which the random selector derives its seed.
     pub query_text: &'a str,
+    /// The first-stage fusion score of each candidate (for example reciprocal rank fusion of
+    /// its BM25 and vector ranks), higher is better; empty when the candidates carry none.
+    /// Only the `fused` selector reads it.
+    pub fused: &'a [f64],
 }
 
 impl<'a> Candidates<'a> {
@@ -35,6 +39,7 @@ impl<'a> Candidates<'a> {
             dim,
             links: &[],
             query_text: "",
+            fused: &[],
         }
     }
 
@@ -79,6 +84,20 @@ impl<'a> Candidates<'a> {
         let mut norms = Vec::with_capacity(n);
         for i in 0..n {
             norms.push(check_vector(self.note(i), || format!("note {i}"))?);
+        }
+        if !self.fused.is_empty() {
+            if self.fused.len() != n {
+                return Err(Error::FusedLen {
+                    got: self.fused.len(),
+                    n,
+                });
+            }
+            if let Some(i) = self.fused.iter().position(|v| !v.is_finite()) {
+                return Err(Error::NonFinite {
+                    what: "fused scores".into(),
+                    component: i,
+                });
+            }
         }
         for (index, &(from, to)) in self.links.iter().enumerate() {
             if from >= n || to >= n {

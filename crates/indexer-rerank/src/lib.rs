@@ -56,7 +56,7 @@ use std::str::FromStr;
 
 use serde::Serialize;
 
-pub use baselines::{Cosine, Dpp, DppOptions, Mmr, MmrOptions, Random};
+pub use baselines::{Cosine, Dpp, DppOptions, Fused, Mmr, MmrOptions, Random};
 pub use candidates::{Candidates, UNIT_NORM_TOLERANCE};
 pub use cds::{
     AlphaFrom, CdsDiagnostics, CdsOptions, CdsOptionsBuilder, CdsProblem, CdsSelector, CdsSolution,
@@ -93,6 +93,8 @@ pub enum SelectorKind {
     /// `cds-exact`: the equilibrium of the same program.
     CdsExact,
     Cosine,
+    /// `fused`: the first stage's own order (reciprocal rank fusion of BM25 and vectors).
+    Fused,
     Mmr,
     Dpp,
     Ppr,
@@ -100,10 +102,11 @@ pub enum SelectorKind {
 }
 
 impl SelectorKind {
-    pub const ALL: [SelectorKind; 7] = [
+    pub const ALL: [SelectorKind; 8] = [
         SelectorKind::Cds,
         SelectorKind::CdsExact,
         SelectorKind::Cosine,
+        SelectorKind::Fused,
         SelectorKind::Mmr,
         SelectorKind::Dpp,
         SelectorKind::Ppr,
@@ -115,6 +118,7 @@ impl SelectorKind {
             SelectorKind::Cds => "cds",
             SelectorKind::CdsExact => "cds-exact",
             SelectorKind::Cosine => "cosine",
+            SelectorKind::Fused => "fused",
             SelectorKind::Mmr => "mmr",
             SelectorKind::Dpp => "dpp",
             SelectorKind::Ppr => "ppr",
@@ -148,6 +152,7 @@ pub fn selector(kind: SelectorKind) -> Box<dyn Selector> {
             Box::new(CdsSelector::exact(cds).expect("default options are valid"))
         }
         SelectorKind::Cosine => Box::new(Cosine),
+        SelectorKind::Fused => Box::new(Fused),
         SelectorKind::Mmr => Box::new(Mmr::default()),
         SelectorKind::Dpp => Box::new(Dpp::default()),
         SelectorKind::Ppr => Box::new(Ppr::default()),

@@ -127,6 +127,39 @@ proptest! {
         prop_assert_eq!(sel.indices, want);
     }
 
+    /// Fused follows the fusion scores (a few distinct levels, so ties happen), ties by
+    /// cosine then index; without fusion scores it is cosine; a wrong length is an error.
+    #[test]
+    fn fused_matches_sorting(inst in instances(30), b in 0usize..12, seed in any::<u64>()) {
+        let mut rng = SplitMix64::new(seed);
+        let fused: Vec<f64> = (0..inst.n()).map(|_| rng.below(4) as f64 / 60.0).collect();
+        let c = indexer_rerank::Candidates { fused: &fused, ..inst.cands() };
+        let sel = selector(SelectorKind::Fused).select(&c, b).unwrap();
+        let rel = inst.rel();
+        let mut want: Vec<usize> = (0..inst.n()).collect();
+        want.sort_by(|&x, &y| {
+            fused[y].partial_cmp(&fused[x]).unwrap()
+                .then(rel[y].partial_cmp(&rel[x]).unwrap())
+                .then(x.cmp(&y))
+        });
+        want.truncate(b);
+        prop_assert_eq!(&sel.indices, &want);
+        let scores: Vec<f64> = want.iter().map(|i| fused[*i]).collect();
+        prop_assert_eq!(sel.scores, scores);
+        let plain = selector(SelectorKind::Fused).select(&inst.cands(), b).unwrap();
+        let cosine = selector(SelectorKind::Cosine).select(&inst.cands(), b).unwrap();
+        prop_assert_eq!(plain.indices, cosine.indices);
+        // One score short (an empty list means none, so it takes two notes to be short).
+        if inst.n() > 1 {
+            let short = indexer_rerank::Candidates { fused: &fused[1..], ..inst.cands() };
+            let is_len_error = matches!(
+                selector(SelectorKind::Fused).select(&short, b),
+                Err(indexer_rerank::Error::FusedLen { .. })
+            );
+            prop_assert!(is_len_error);
+        }
+    }
+
     #[test]
     fn mmr_matches_reference(inst in instances(30), b in 0usize..12, lambda in 0.0f64..=1.0) {
         let sel = Mmr { options: MmrOptions { lambda } }.select(&inst.cands(), b).unwrap();

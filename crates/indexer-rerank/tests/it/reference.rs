@@ -22,6 +22,7 @@ impl Inst {
             dim: self.dim,
             links: &self.links,
             query_text: "a question",
+            fused: &[],
         }
     }
     pub fn z(&self, i: usize) -> &[f32] {
