@@ -356,20 +356,19 @@ fn ingest(args: IngestArgs, cfg: &config::Config, index_dir: PathBuf) -> Result<
         .map(|n| n.get())
         .unwrap_or(1);
     let encoder = indexer_engine::load_encoder(&rt, &model, cores)?;
-    let base = std::env::current_dir()?;
-    let mut icfg = IngestConfig::new(&index_dir, base, worker_command()?);
-    icfg.options.jobs = jobs;
-    icfg.options.crops = !args.no_crops;
-    use indexer_embed::Encoder;
-    icfg.options.chunking = if args.paper_chunks {
-        indexer_ingest::Chunking::PAPER
-    } else {
-        indexer_ingest::Chunking::tokens(encoder.max_tokens())
-    };
     let quiet = args.quiet;
-    let mut reporter = progress::Reporter::new(quiet, std::io::stderr().is_terminal());
-    let summary = indexer_engine::ingest(&args.paths, &icfg, &encoder, &mut |e| reporter.event(e))?;
-    reporter.finish();
+    let summary = run_ingest(
+        &args.paths,
+        IngestRun {
+            index_dir: &index_dir,
+            base: std::env::current_dir()?,
+            jobs,
+            crops: !args.no_crops,
+            paper_chunks: args.paper_chunks,
+            quiet,
+        },
+        &encoder,
+    )?;
     if args.json {
         let mut out = std::io::stdout().lock();
         serde_json::to_writer_pretty(&mut out, &summary)?;
@@ -382,6 +381,38 @@ fn ingest(args: IngestArgs, cfg: &config::Config, index_dir: PathBuf) -> Result<
     } else {
         ExitCode::from(1)
     })
+}
+
+/// The settings `indexer ingest` and `indexer eval` share.
+struct IngestRun<'a> {
+    index_dir: &'a std::path::Path,
+    /// Document ids are paths relative to this folder.
+    base: PathBuf,
+    jobs: usize,
+    crops: bool,
+    paper_chunks: bool,
+    quiet: bool,
+}
+
+/// Ingests `paths` with PDF worker processes and progress on stderr.
+fn run_ingest(
+    paths: &[PathBuf],
+    run: IngestRun<'_>,
+    encoder: &indexer_embed::OnnxEncoder,
+) -> Result<indexer_engine::IngestSummary> {
+    use indexer_embed::Encoder;
+    let mut icfg = IngestConfig::new(run.index_dir, run.base, worker_command()?);
+    icfg.options.jobs = run.jobs.max(1);
+    icfg.options.crops = run.crops;
+    icfg.options.chunking = if run.paper_chunks {
+        indexer_ingest::Chunking::PAPER
+    } else {
+        indexer_ingest::Chunking::tokens(encoder.max_tokens())
+    };
+    let mut reporter = progress::Reporter::new(run.quiet, std::io::stderr().is_terminal());
+    let summary = indexer_engine::ingest(paths, &icfg, encoder, &mut |e| reporter.event(e))?;
+    reporter.finish();
+    Ok(summary)
 }
 
 fn parse_pages(s: &str) -> Result<(u32, u32)> {
@@ -508,15 +539,18 @@ fn eval(args: EvalArgs, index: Option<PathBuf>) -> Result<ExitCode> {
     let index_dir = index.unwrap_or_else(|| args.out.join("index"));
     // Ingest is incremental: on a rerun the documents are found unchanged in seconds.
     let encoder = indexer_engine::load_encoder(&rt, indexer_runtime::DEFAULT_MODEL, cores)?;
-    let mut icfg = IngestConfig::new(&index_dir, &docs, worker_command()?);
-    icfg.options.jobs = args.jobs.unwrap_or(cores).max(1);
-    use indexer_embed::Encoder;
-    icfg.options.chunking = indexer_ingest::Chunking::tokens(encoder.max_tokens());
-    let mut reporter = progress::Reporter::new(false, terminal);
-    let summary = indexer_engine::ingest(std::slice::from_ref(&docs), &icfg, &encoder, &mut |e| {
-        reporter.event(e)
-    })?;
-    reporter.finish();
+    let summary = run_ingest(
+        std::slice::from_ref(&docs),
+        IngestRun {
+            index_dir: &index_dir,
+            base: docs.clone(),
+            jobs: args.jobs.unwrap_or(cores),
+            crops: true,
+            paper_chunks: false,
+            quiet: false,
+        },
+        &encoder,
+    )?;
     output::ingest_summary(&mut std::io::stderr().lock(), &summary, &index_dir)?;
     drop(encoder);
     let engine = Engine::open(&index_dir, &rt)?;
