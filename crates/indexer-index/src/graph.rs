@@ -362,6 +362,41 @@ mod recall {
         clustered_case(10_000);
     }
 
+    /// Real embeddings: the vectors of an index built by `indexer ingest` (for the issue's
+    /// figure, of `../shared/corpus/`: 8,451 notes of all-MiniLM-L6-v2). A seeded 10% of the
+    /// notes are held out as queries; the graph holds the other 90%.
+    #[test]
+    #[ignore = "needs an index: INDEXER_RECALL_INDEX=DIR, built by `indexer ingest ../shared/corpus --index DIR`"]
+    fn hnsw_recall_at_10_on_real_embeddings() {
+        let Some(dir) = std::env::var_os("INDEXER_RECALL_INDEX") else {
+            panic!(
+                "set INDEXER_RECALL_INDEX to an index folder\nhint: indexer ingest ../shared/corpus --index DIR"
+            );
+        };
+        let index = crate::Index::open(std::path::Path::new(&dir)).unwrap();
+        let dim = index.dim();
+        let seed = seed() + 3;
+        println!("seed {seed} (set INDEXER_TEST_SEED to change)");
+        let mut rng = StdRng::seed_from_u64(seed);
+        let mut matrix = Vec::new();
+        let mut queries = Vec::new();
+        for o in index.live_ordinals() {
+            let target = if rng.random_range(0..10) == 0 {
+                &mut queries
+            } else {
+                &mut matrix
+            };
+            target.extend_from_slice(index.vector(o));
+        }
+        let r = recall_at_10(&matrix, dim, &queries, HnswParams::default());
+        println!(
+            "recall@10 real embeddings d={dim}: {r:.4} ({} in the graph, {} queries)",
+            matrix.len() / dim,
+            queries.len() / dim
+        );
+        assert!(r >= 0.95, "recall@10 {r} below 0.95 (seed {seed})");
+    }
+
     #[test]
     fn hnsw_recall_at_10_on_random_unit_vectors_small() {
         random_case(3_000);
