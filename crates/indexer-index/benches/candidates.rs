@@ -1,10 +1,15 @@
 //! Candidate retrieval (BM25 + vectors + RRF fusion) on an index of 100,000 synthetic notes:
 //! text made of runs of real sentences from the SciFact corpus (`../shared/eval/beir/scifact`),
-//! random unit vectors of 384 dimensions. Prints ingest throughput (no embedding), index bytes
-//! per note and p50/p99 latency of `candidates`, against exact vector search as the baseline
+//! unit vectors of 384 dimensions. Prints ingest throughput (no embedding), index bytes per
+//! note and p50/p99 latency of `candidates`, against exact vector search as the baseline
 //! measured in the same run.
 //!
-//! `INDEXER_BENCH_NOTES` changes the number of notes.
+//! Vectors are clustered by default, like real embeddings (which clump by topic): each
+//! document of 100 notes has its own random centre, and a note is that centre plus gaussian
+//! noise, normalised (cosine to the centre about 0.55, as sentence embeddings of one topic);
+//! queries are drawn the same way around random documents' centres.
+//! `INDEXER_BENCH_VECTORS=random` uses uniform random unit vectors instead, the worst case for
+//! a graph (every distance about the same). `INDEXER_BENCH_NOTES` changes the number of notes.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use indexer_index::{CandidateQuery, Filter, Index, Writer};
@@ -42,6 +47,25 @@ fn unit(rng: &mut StdRng) -> Vec<f32> {
     v
 }
 
+/// A unit vector near `centre`: centre + N(0, 0.08^2) per component, normalised; or uniform
+/// random when `centre` is None.
+fn near(rng: &mut StdRng, centre: Option<&[f32]>) -> Vec<f32> {
+    let Some(c) = centre else {
+        return unit(rng);
+    };
+    let mut v: Vec<f32> = c
+        .iter()
+        .map(|x| {
+            // Box-Muller.
+            let (u1, u2): (f32, f32) = (rng.random_range(1e-7..1.0), rng.random_range(0.0..1.0));
+            x + 0.08 * (-2.0 * u1.ln()).sqrt() * (std::f32::consts::TAU * u2).cos()
+        })
+        .collect();
+    let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    v.iter_mut().for_each(|x| *x /= n);
+    v
+}
+
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
@@ -57,6 +81,16 @@ fn bench(c: &mut Criterion) {
         .collect();
     let queries = json_texts(&scifact().join("queries.jsonl"), "text");
     let mut rng = StdRng::seed_from_u64(42);
+    let clustered = std::env::var("INDEXER_BENCH_VECTORS").as_deref() != Ok("random");
+    eprintln!(
+        "vectors: {}",
+        if clustered {
+            "clustered (a centre per document)"
+        } else {
+            "uniform random"
+        }
+    );
+    let mut centres: Vec<Vec<f32>> = Vec::new();
     let dir = tempfile::tempdir().unwrap();
 
     // Ingest without embedding.
@@ -67,6 +101,8 @@ fn bench(c: &mut Criterion) {
     while made < n_notes {
         let doc = format!("papers/p{d:05}.pdf");
         let mut notes = Vec::with_capacity(NOTES_PER_DOC);
+        centres.push(unit(&mut rng));
+        let centre = clustered.then(|| centres[d].clone());
         let mut vectors = Vec::with_capacity(NOTES_PER_DOC * DIM);
         for i in 0..NOTES_PER_DOC.min(n_notes - made) {
             let len = rng.random_range(40..160);
@@ -80,7 +116,7 @@ fn bench(c: &mut Criterion) {
             n.page = Some(1 + i as u32 / 4);
             n.keywords = words[at..at + 5].to_vec();
             notes.push(n);
-            vectors.extend(unit(&mut rng));
+            vectors.extend(near(&mut rng, centre.as_deref()));
         }
         made += notes.len();
         let parsed = ParsedDocument {
@@ -165,7 +201,11 @@ fn bench(c: &mut Criterion) {
     let qs: Vec<(String, Vec<f32>)> = queries
         .iter()
         .take(300)
-        .map(|q| (q.clone(), unit(&mut rng)))
+        .map(|q| {
+            let c = rng.random_range(0..centres.len());
+            let centre = clustered.then(|| centres[c].as_slice());
+            (q.clone(), near(&mut rng, centre))
+        })
         .collect();
     let run = |q: &(String, Vec<f32>)| {
         index
@@ -216,6 +256,41 @@ fn bench(c: &mut Criterion) {
         e50,
         e50.as_secs_f64() / p50.as_secs_f64()
     );
+
+    // The breadth of the graph search against its cost and its recall@100 (k = 100, the
+    // candidate count; ef below k is not allowed), exact top-100 as the truth.
+    let truth: Vec<Vec<usize>> = qs
+        .iter()
+        .take(100)
+        .map(|q| {
+            index
+                .nearest_exact(&q.1, 100, &Filter::default())
+                .unwrap()
+                .into_iter()
+                .map(|(o, _)| o)
+                .collect()
+        })
+        .collect();
+    for ef in [100, 150, 200, 300] {
+        let mut tuned = Index::open(dir.path()).unwrap();
+        tuned.set_ef_search(ef);
+        let mut lat: Vec<Duration> = Vec::new();
+        let mut found = 0;
+        for (q, want) in qs.iter().zip(&truth) {
+            let t = Instant::now();
+            let got = black_box(tuned.nearest(&q.1, 100, &Filter::default()).unwrap());
+            lat.push(t.elapsed());
+            found += got.iter().filter(|(o, _)| want.contains(o)).count();
+        }
+        lat.sort();
+        eprintln!(
+            "HNSW ef={ef}: p50 {:?} p99 {:?}, recall@100 {:.3} (vs exact scan p50 {:?})",
+            percentile(&lat, 0.5),
+            percentile(&lat, 0.99),
+            found as f64 / (100 * truth.len()) as f64,
+            e50
+        );
+    }
 
     let mut i = 0;
     c.bench_function("candidates_100k_hybrid", |b| {
