@@ -383,6 +383,29 @@ fn ingest(args: IngestArgs, cfg: &config::Config, index_dir: PathBuf) -> Result<
     })
 }
 
+/// Runs `f` with a progress callback `(done, total)` drawn as a bar on a terminal (nothing
+/// otherwise), cleared at the end.
+fn with_bar<R>(what: &str, f: impl FnOnce(&mut dyn FnMut(usize, usize)) -> R) -> R {
+    let pb = if std::io::stderr().is_terminal() {
+        indicatif::ProgressBar::new(0)
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    pb.set_style(
+        indicatif::ProgressStyle::with_template(&format!(
+            "{what:>9} [{{bar:30}}] {{pos}}/{{len}}  eta {{eta}}"
+        ))
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    let out = f(&mut |done, total| {
+        pb.set_length(total as u64);
+        pb.set_position(done as u64);
+    });
+    pb.finish_and_clear();
+    out
+}
+
 /// The settings `indexer ingest` and `indexer eval` share.
 struct IngestRun<'a> {
     index_dir: &'a std::path::Path,
@@ -490,22 +513,6 @@ fn eval(args: EvalArgs, index: Option<PathBuf>) -> Result<ExitCode> {
     let cores = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);
-    let terminal = std::io::stderr().is_terminal();
-    let bar = |len: usize, what: &str| {
-        let pb = if terminal {
-            indicatif::ProgressBar::new(len as u64)
-        } else {
-            indicatif::ProgressBar::hidden()
-        };
-        pb.set_style(
-            indicatif::ProgressStyle::with_template(&format!(
-                "{what:>9} [{{bar:30}}] {{pos}}/{{len}}  eta {{eta}}"
-            ))
-            .expect("valid template")
-            .progress_chars("=> "),
-        );
-        pb
-    };
     if let Some(beir) = args.beir {
         let index_dir = index.unwrap_or_else(|| args.out.join("beir-index"));
         let encoder = std::sync::Arc::new(indexer_engine::load_encoder(
@@ -513,13 +520,9 @@ fn eval(args: EvalArgs, index: Option<PathBuf>) -> Result<ExitCode> {
             indexer_runtime::DEFAULT_MODEL,
             cores,
         )?);
-        let pb = bar(0, "beir");
-        let report =
-            indexer_eval::run_beir(&beir, &index_dir, encoder, &args.out, &mut |done, total| {
-                pb.set_length(total as u64);
-                pb.set_position(done as u64);
-            })?;
-        pb.finish_and_clear();
+        let report = with_bar("beir", |progress| {
+            indexer_eval::run_beir(&beir, &index_dir, encoder, &args.out, progress)
+        })?;
         let mut out = std::io::stdout().lock();
         writeln!(
             out,
@@ -538,7 +541,11 @@ fn eval(args: EvalArgs, index: Option<PathBuf>) -> Result<ExitCode> {
     let docs = args.docs.expect("clap requires --docs with --questions");
     let index_dir = index.unwrap_or_else(|| args.out.join("index"));
     // Ingest is incremental: on a rerun the documents are found unchanged in seconds.
-    let encoder = indexer_engine::load_encoder(&rt, indexer_runtime::DEFAULT_MODEL, cores)?;
+    let encoder = std::sync::Arc::new(indexer_engine::load_encoder(
+        &rt,
+        indexer_runtime::DEFAULT_MODEL,
+        cores,
+    )?);
     let summary = run_ingest(
         std::slice::from_ref(&docs),
         IngestRun {
@@ -552,8 +559,7 @@ fn eval(args: EvalArgs, index: Option<PathBuf>) -> Result<ExitCode> {
         &encoder,
     )?;
     output::ingest_summary(&mut std::io::stderr().lock(), &summary, &index_dir)?;
-    drop(encoder);
-    let engine = Engine::open(&index_dir, &rt)?;
+    let engine = Engine::with_encoder(&index_dir, encoder)?;
     let cfg = indexer_eval::EvalConfig {
         questions,
         docs,
@@ -573,12 +579,9 @@ fn eval(args: EvalArgs, index: Option<PathBuf>) -> Result<ExitCode> {
         out: args.out.clone(),
         limit: args.limit,
     };
-    let pb = bar(0, "questions");
-    let report = indexer_eval::run_eval(&cfg, &engine, &mut |done, total| {
-        pb.set_length(total as u64);
-        pb.set_position(done as u64);
+    let report = with_bar("questions", |progress| {
+        indexer_eval::run_eval(&cfg, &engine, progress)
     })?;
-    pb.finish_and_clear();
     let mut out = std::io::stdout().lock();
     writeln!(
         out,

@@ -303,8 +303,6 @@ struct Pool {
     links: Vec<(usize, usize)>,
     /// Candidate score for the page ranking: cosine (all) or RRF (hybrid).
     rank_scores: Vec<f64>,
-    /// RRF scores of the hybrid pool, for the `fused` selector; empty for `all`.
-    fused: Vec<f64>,
 }
 
 fn links_among(notes: &[Note]) -> Vec<(usize, usize)> {
@@ -428,7 +426,6 @@ pub fn run_eval(
                         vectors,
                         links,
                         rank_scores,
-                        fused: Vec::new(),
                     }
                 }
                 PoolMode::Hybrid => {
@@ -467,7 +464,6 @@ pub fn run_eval(
                         notes,
                         vectors,
                         links,
-                        fused: rank_scores.clone(),
                         rank_scores,
                     }
                 }
@@ -478,7 +474,11 @@ pub fn run_eval(
                 dim,
                 links: &pool.links,
                 query_text: &q.question,
-                fused: &pool.fused,
+                // The hybrid pool's rank scores are its RRF scores; `all` has no BM25 ranks.
+                fused: match pool_mode {
+                    PoolMode::Hybrid => &pool.rank_scores,
+                    PoolMode::All => &[],
+                },
             };
             for (_, sel_name, budget) in todo {
                 let row = if sel_name.starts_with("rank:") {

@@ -545,16 +545,7 @@ impl Index {
         if k == 0 || query.is_empty() {
             return Ok(Vec::new());
         }
-        if query.len() != self.dim() {
-            return Err(Error::InvalidInput {
-                doc: String::new(),
-                message: format!(
-                    "query vector has {} dimensions, the index {}",
-                    query.len(),
-                    self.dim()
-                ),
-            });
-        }
+        self.check_query(query)?;
         let keep = self.keeper(filter);
         let matrix = self.store.matrix();
         let dim = self.dim();
@@ -624,14 +615,7 @@ impl Index {
         Ok(hits)
     }
 
-    /// Exact vector top-k over every live row that passes the filter: the reference the
-    /// graph search is measured against.
-    pub fn nearest_exact(
-        &self,
-        query: &[f32],
-        k: usize,
-        filter: &Filter,
-    ) -> Result<Vec<(usize, f32)>> {
+    fn check_query(&self, query: &[f32]) -> Result<()> {
         if query.len() != self.dim() {
             return Err(Error::InvalidInput {
                 doc: String::new(),
@@ -642,6 +626,18 @@ impl Index {
                 ),
             });
         }
+        Ok(())
+    }
+
+    /// Exact vector top-k over every live row that passes the filter: the reference the
+    /// graph search is measured against.
+    pub fn nearest_exact(
+        &self,
+        query: &[f32],
+        k: usize,
+        filter: &Filter,
+    ) -> Result<Vec<(usize, f32)>> {
+        self.check_query(query)?;
         let keep = self.keeper(filter);
         Ok(graph::exact_search(
             self.store.matrix(),
