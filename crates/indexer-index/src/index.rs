@@ -289,7 +289,7 @@ impl Index {
         self.manifest.dim
     }
 
-    /// Sets ef, the breadth of the HNSW search (default 200).
+    /// Sets ef, the breadth of the HNSW search (default 400, see [`HnswParams`]).
     pub fn set_ef_search(&mut self, ef: usize) {
         self.params.ef_search = ef.max(1);
     }
@@ -594,12 +594,7 @@ impl Index {
             ef = (ef * live / candidates.max(1)).min(4 * ef).max(ef);
         }
         let graph_rows = g.rows as usize;
-        // The graph's distances are L2; report the exact cosine from the stored vectors.
-        let mut hits: Vec<(usize, f32)> = graph
-            .search(query, k, ef, &|o| o < graph_rows && keep(o))
-            .into_iter()
-            .map(|(o, _)| (o, graph::dot(query, self.store.vector(o))))
-            .collect();
+        let mut hits = graph.search(matrix, query, k, ef, &|o| o < graph_rows && keep(o));
         if graph_rows < rows {
             hits.extend(graph::exact_search(
                 matrix,
