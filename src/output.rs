@@ -49,8 +49,9 @@ pub fn text(out: &mut dyn Write, r: &SearchResponse, color: bool) -> Result<()> 
         if let Some(c) = &n.caption {
             writeln!(out, "    {b}{}{reset}", one_line(c, 200))?;
         }
-        let snippet = h.snippet.marked(u, reset);
-        writeln!(out, "    {}", snippet)?;
+        if !h.snippet.text.is_empty() {
+            writeln!(out, "    {}", h.snippet.marked(u, reset))?;
+        }
         if let Some(p) = &h.image_path {
             writeln!(out, "    {dim}image: {}{reset}", p.display())?;
         }
@@ -100,7 +101,8 @@ pub fn markdown(out: &mut dyn Write, r: &SearchResponse) -> Result<()> {
             writeln!(out, "![{} {}]({})", kind, h.rank, p.display())?;
             writeln!(out)?;
         }
-        let body = n.text.trim();
+        // The caption is above; the body is what follows it.
+        let body = indexer_engine::snippet_source(&n.text, n.caption.as_deref());
         for line in body.lines() {
             writeln!(out, "> {line}")?;
         }

@@ -25,7 +25,7 @@ pub use search::{
     DEFAULT_BUDGET, DEFAULT_CANDIDATES, DEFAULT_SELECTOR, Engine, Hit, SearchRequest,
     SearchResponse, Timings, load_encoder, load_encoder_for, safe_child,
 };
-pub use snippet::{Snippet, query_terms, snippet};
+pub use snippet::{Snippet, query_terms, snippet, snippet_source};
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 

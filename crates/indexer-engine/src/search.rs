@@ -1,6 +1,6 @@
 //! Search: a question in, an evidence set out.
 
-use crate::snippet::{Snippet, query_terms, snippet};
+use crate::snippet::{Snippet, query_terms, snippet, snippet_source};
 use crate::{Error, Result};
 use indexer_embed::{Encoder, OnnxEncoder};
 use indexer_index::{CandidateQuery, Filter, Index};
@@ -232,7 +232,11 @@ impl Engine {
                 cosine,
                 bm25_rank: c.bm25_rank,
                 vector_rank: c.vector_rank,
-                snippet: snippet(&note.text, &terms, SNIPPET_CHARS),
+                snippet: snippet(
+                    snippet_source(&note.text, note.caption.as_deref()),
+                    &terms,
+                    SNIPPET_CHARS,
+                ),
                 image_path,
                 note,
             });

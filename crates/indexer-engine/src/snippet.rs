@@ -68,6 +68,18 @@ pub fn query_terms(query: &str) -> Vec<String> {
     out
 }
 
+/// The part of a note's text a snippet is cut from: for a figure or table, whose text begins
+/// with its caption, what follows the caption (every front end shows the caption on its own
+/// line, so a snippet from the start would show it twice). Empty when the note is only its
+/// caption; the whole text for notes without one.
+pub fn snippet_source<'a>(text: &'a str, caption: Option<&str>) -> &'a str {
+    let text = text.trim();
+    match caption.map(str::trim).filter(|c| !c.is_empty()) {
+        Some(c) => text.strip_prefix(c).map_or(text, str::trim_start),
+        None => text,
+    }
+}
+
 /// Byte ranges of the alphanumeric words of `text`.
 fn words(text: &str) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
@@ -167,6 +179,21 @@ pub fn snippet(text: &str, terms: &[String], max_chars: usize) -> Snippet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn snippets_of_figures_start_after_the_caption() {
+        let text = "Figure 2: Error by depth.\nRMSE 0.31 0.28\nthe deeper model wins";
+        let cap = Some("Figure 2: Error by depth.");
+        assert_eq!(
+            snippet_source(text, cap),
+            "RMSE 0.31 0.28\nthe deeper model wins"
+        );
+        assert_eq!(snippet_source("Figure 2: Error by depth.", cap), "");
+        // A caption that is not the start of the text (edited or reworded) leaves it whole.
+        assert_eq!(snippet_source("other text", cap), "other text");
+        assert_eq!(snippet_source("  plain text ", None), "plain text");
+        assert_eq!(snippet_source("plain text", Some("  ")), "plain text");
+    }
 
     #[test]
     fn terms_drop_stopwords_and_fold_plurals() {

@@ -188,6 +188,11 @@ async fn search_filters_and_crop_url() {
     assert_eq!(hits.len(), 1, "{v}");
     assert_eq!(hits[0]["crop_url"], "/notes/paper.pdf%23f0/image");
     assert_eq!(hits[0]["file_url"], "/documents/paper.pdf/file#page=3");
+    // The page shows the caption on its own line; the snippet goes on after it.
+    assert_eq!(
+        hits[0]["snippet_html"], "against the candidate count.",
+        "{v}"
+    );
     let (s, v) = get("/search?q=recall%20selector&pages=4-5").await;
     assert_eq!(s, StatusCode::OK);
     assert!(v["hits"].as_array().unwrap().is_empty(), "{v}");
