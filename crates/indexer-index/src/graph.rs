@@ -1,7 +1,7 @@
 //! The HNSW graph over a store's vectors (hnsw_rs), and exact search, its reference.
 
 use crate::error::{Error, Result};
-use hnsw_rs::prelude::{AnnT, DistL2, Hnsw, HnswIo};
+use hnsw_rs::prelude::{AnnT, DistL2, Hnsw, HnswIo, ReloadOptions};
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};
 use std::fs::File;
@@ -169,7 +169,8 @@ impl Ord for Near {
 /// counted node per visited point, keeps the visited set in a SipHash map, and with a
 /// filter never takes the algorithm's early exit (it expands every candidate that ever
 /// entered the beam), which made a top-100 search of 100,000 points cost 6 ms at ef = 200.
-/// A loaded graph keeps only the flat copy: hnsw_rs's copy of the vectors is dropped.
+/// A loaded graph keeps only the flat copy: hnsw_rs maps its copy of the vectors for the load
+/// and drops it with its graph.
 pub(crate) struct Graph {
     /// hnsw_rs's graph, for the dump; kept by a graph built here, dropped by a loaded one.
     hnsw: Option<Hnsw<'static, f32, DistL2>>,
@@ -214,7 +215,7 @@ impl Graph {
     }
 
     /// The flat copy of hnsw_rs's neighbour lists.
-    fn flatten(hnsw: &Hnsw<'static, f32, DistL2>) -> Graph {
+    fn flatten(hnsw: &Hnsw<'_, f32, DistL2>) -> Graph {
         let top = hnsw.get_max_level_observed();
         let mut lists: Vec<(u32, Vec<u32>)> = Vec::with_capacity(hnsw.get_nb_point());
         let mut upper: Vec<HashMap<u32, Box<[u32]>>> = vec![HashMap::new(); top as usize];
@@ -295,13 +296,9 @@ impl Graph {
     }
 
     pub fn load(dir: &Path, basename: &str) -> Result<Graph> {
-        // hnsw_rs ties a loaded graph's lifetime to its loader (`load_hnsw(&'a mut self) ->
-        // Hnsw<'b>` with `'a: 'b`), for the case where points live in the loader's memory
-        // map. Without the map option the points are copied into the graph and the loader
-        // keeps a path and a few counters, so leaking the loader is a small, bounded cost:
-        // one per graph file loaded, and `Index::reopen` reuses a loaded graph. The
-        // alternative, a self-referential struct, needs unsafe code for no gain.
-        let io: &'static mut HnswIo = Box::leak(Box::new(HnswIo::new(dir, basename)));
+        // Only the neighbour lists are kept, so hnsw_rs maps its copy of the vectors rather
+        // than reading it into memory, and the loader and its map go when this returns.
+        let mut io = HnswIo::new_with_options(dir, basename, ReloadOptions::new(true));
         let hnsw = io.load_hnsw::<f32, DistL2>().map_err(|e| Error::Graph {
             path: dir.join(basename),
             message: format!("{e:#}"),
