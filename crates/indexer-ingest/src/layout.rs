@@ -12,6 +12,9 @@ pub(crate) enum CharEvent {
         c: char,
         bbox: BBox,
         size: f32,
+        /// Clockwise quarter turns that make the glyph's baseline run left to right (0 for
+        /// upright text, 1 for text reading upwards, as a rotated axis label).
+        turns: u8,
     },
     Space,
     LineBreak,
@@ -22,7 +25,7 @@ pub(crate) enum CharEvent {
 impl CharEvent {
     /// Classifies a UTF-16 code unit value from pdfium; `bbox` and `size` are only read for
     /// visible characters.
-    pub(crate) fn classify(u: u32, bbox: impl FnOnce() -> Option<(BBox, f32)>) -> Option<Self> {
+    pub(crate) fn classify(u: u32, bbox: impl FnOnce() -> Option<(BBox, f32, u8)>) -> Option<Self> {
         match u {
             0x0D | 0x0A => Some(CharEvent::LineBreak),
             0x02 | 0xAD | 0xFFFE => Some(CharEvent::HyphenBreak),
@@ -33,8 +36,13 @@ impl CharEvent {
                 if c.is_whitespace() {
                     return Some(CharEvent::Space);
                 }
-                let (bbox, size) = bbox()?;
-                Some(CharEvent::Glyph { c, bbox, size })
+                let (bbox, size, turns) = bbox()?;
+                Some(CharEvent::Glyph {
+                    c,
+                    bbox,
+                    size,
+                    turns,
+                })
             }
         }
     }
@@ -51,6 +59,9 @@ struct LineBuilder {
     last_size: f32,
     sizes: Vec<(f32, u32)>,
     pending_space: bool,
+    /// The quarter turns of the line's glyphs: boxes above are in the turned frame, where
+    /// the line runs left to right.
+    turns: u8,
 }
 
 impl LineBuilder {
@@ -98,6 +109,7 @@ impl LineBuilder {
     fn finish(&mut self, hyphen: bool, out: &mut Vec<TextLine>) {
         let text = self.text.trim().to_string();
         if let (Some(bbox), false) = (self.bbox, text.is_empty()) {
+            let bbox = rotate(bbox, (4 - self.turns) % 4);
             let size = self
                 .sizes
                 .iter()
@@ -129,6 +141,32 @@ fn push_char(s: &mut String, c: char) {
     }
 }
 
+/// Turns a box clockwise by `turns` quarter turns about the origin (a /Rotate page is shown,
+/// or rotated text is brought upright). Boxes stay boxes: only quarter turns.
+pub(crate) fn rotate(b: BBox, turns: u8) -> BBox {
+    match turns % 4 {
+        // (x, y) -> (y, -x)
+        1 => BBox::new(b.bottom, -b.right, b.top, -b.left),
+        // (x, y) -> (-x, -y)
+        2 => BBox::new(-b.right, -b.top, -b.left, -b.bottom),
+        // (x, y) -> (-y, x)
+        3 => BBox::new(-b.top, b.left, -b.bottom, b.right),
+        _ => b,
+    }
+}
+
+/// The clockwise quarter turns that bring text at `angle` (radians, counter-clockwise, as
+/// pdfium reports it) upright on a page shown turned by `page_turns`; 0 for angles more than
+/// 10 degrees off a quarter turn (those stay as they are).
+pub(crate) fn glyph_turns(angle: f32, page_turns: u8) -> u8 {
+    let quarters = angle.to_degrees() / 90.0;
+    let q = quarters.round();
+    if (quarters - q).abs() * 90.0 > 10.0 {
+        return 0;
+    }
+    ((q as i32 - i32::from(page_turns)).rem_euclid(4)) as u8
+}
+
 /// Builds lines from characters in content-stream order.
 pub(crate) fn build_lines(events: impl IntoIterator<Item = CharEvent>) -> Vec<TextLine> {
     let mut out = Vec::new();
@@ -143,9 +181,16 @@ pub(crate) fn build_lines(events: impl IntoIterator<Item = CharEvent>) -> Vec<Te
                 cur.finish(true, &mut out);
             }
             CharEvent::Space => cur.pending_space = true,
-            CharEvent::Glyph { c, bbox, size } => {
-                if !cur.continues(&bbox, size) {
+            CharEvent::Glyph {
+                c,
+                bbox,
+                size,
+                turns,
+            } => {
+                let bbox = rotate(bbox, turns);
+                if turns != cur.turns || !cur.continues(&bbox, size) {
                     cur.finish(false, &mut out);
+                    cur.turns = turns;
                 }
                 cur.push(c, bbox, size);
             }
@@ -404,6 +449,7 @@ mod tests {
                 c,
                 bbox: BBox::new(l, y - 0.2 * size, l + w, y + 0.8 * size),
                 size,
+                turns: 0,
             });
         }
         out
@@ -421,6 +467,53 @@ mod tests {
         assert_eq!(texts, ["hyphen", "ated word", "next line"]);
         assert!(lines[0].hyphen && !lines[1].hyphen);
         assert_eq!(lines[0].size, 10.0);
+    }
+
+    #[test]
+    fn text_at_a_quarter_turn_is_one_line_in_its_own_direction() {
+        // "Improved" reading upwards, as an axis label turned 90 degrees counter-clockwise:
+        // each glyph above the last. Then an upright word, then one reading downwards.
+        let mut ev = Vec::new();
+        for (i, c) in "Improved".chars().enumerate() {
+            let b = 100.0 + 5.0 * i as f32;
+            ev.push(CharEvent::Glyph {
+                c,
+                bbox: BBox::new(40.0, b, 48.0, b + 5.0),
+                size: 10.0,
+                turns: glyph_turns(std::f32::consts::FRAC_PI_2, 0),
+            });
+        }
+        ev.extend(glyphs("upright", 60.0, 100.0, 10.0));
+        for (i, c) in "down".chars().enumerate() {
+            let t = 300.0 - 5.0 * i as f32;
+            ev.push(CharEvent::Glyph {
+                c,
+                bbox: BBox::new(200.0, t - 5.0, 208.0, t),
+                size: 10.0,
+                turns: glyph_turns(3.0 * std::f32::consts::FRAC_PI_2, 0),
+            });
+        }
+        let lines = build_lines(ev);
+        let texts: Vec<_> = lines.iter().map(|l| l.text.as_str()).collect();
+        assert_eq!(texts, ["Improved", "upright", "down"]);
+        // Boxes come back in page coordinates: the label's is tall and narrow.
+        assert_eq!(lines[0].bbox, BBox::new(40.0, 100.0, 48.0, 140.0));
+        assert_eq!(lines[2].bbox, BBox::new(200.0, 280.0, 208.0, 300.0));
+    }
+
+    #[test]
+    fn glyph_turns_round_to_quarter_turns_relative_to_the_page() {
+        let deg = |d: f32| d.to_radians();
+        assert_eq!(glyph_turns(0.0, 0), 0);
+        assert_eq!(glyph_turns(deg(90.0), 0), 1);
+        assert_eq!(glyph_turns(deg(182.0), 0), 2);
+        assert_eq!(glyph_turns(deg(270.0), 0), 3);
+        assert_eq!(glyph_turns(deg(359.0), 0), 0);
+        // Slanted text stays as it is.
+        assert_eq!(glyph_turns(deg(45.0), 0), 0);
+        // On a page shown a quarter turn clockwise, text at 90 degrees reads upright.
+        assert_eq!(glyph_turns(deg(90.0), 1), 0);
+        assert_eq!(glyph_turns(0.0, 1), 3);
     }
 
     #[test]

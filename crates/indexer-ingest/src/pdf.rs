@@ -2,7 +2,7 @@
 
 use crate::elements::{PageElements, PdfElements};
 use crate::error::{Error, Result};
-use crate::layout::{self, CharEvent};
+use crate::layout::{self, CharEvent, rotate};
 use indexer_notes::{BBox, Warning};
 use pdfium_render::prelude::*;
 use std::path::{Path, PathBuf};
@@ -217,20 +217,6 @@ pub(crate) fn extract_pdf(
     })
 }
 
-/// Turns a box clockwise by `turns` quarter turns about the origin, as a /Rotate page is
-/// shown; only relative positions matter to line building and reading order.
-fn rotate(b: BBox, turns: u8) -> BBox {
-    match turns % 4 {
-        // (x, y) -> (y, -x)
-        1 => BBox::new(b.bottom, -b.right, b.top, -b.left),
-        // (x, y) -> (-x, -y)
-        2 => BBox::new(-b.right, -b.top, -b.left, -b.bottom),
-        // (x, y) -> (-y, x)
-        3 => BBox::new(-b.top, b.left, -b.bottom, b.right),
-        _ => b,
-    }
-}
-
 fn page_lines(text: &PdfPageText, turns: u8) -> Vec<crate::elements::TextLine> {
     let chars = text.chars();
     let events = chars.iter().filter_map(|ch| {
@@ -255,7 +241,8 @@ fn page_lines(text: &PdfPageText, turns: u8) -> Vec<crate::elements::TextLine> {
             if size <= 1.0 {
                 size = ch.scaled_font_size().value;
             }
-            Some((rotate(b, turns), size))
+            let upright = layout::glyph_turns(ch.angle_radians().unwrap_or(0.0), turns);
+            Some((rotate(b, turns), size, upright))
         })
     });
     layout::build_lines(events)

@@ -181,3 +181,44 @@ fn beamer_slides_have_no_full_page_figures() {
     assert_eq!(figures, 0, "slides have no captions, so no figures");
     assert!(all_text(&doc).split_whitespace().count() > 500);
 }
+
+/// Text set at a quarter turn (axis labels of R plots, whole floats turned by hvfloat) is read
+/// in its own direction, not glyph by glyph: each glyph of a label that reads upwards lies
+/// above the last, which used to end the line after every letter ("2 e n o N d e v o").
+#[test]
+fn rotated_text_reads_as_words() {
+    let vcd = parse(
+        &corpus("vcd-strucplot.pdf"),
+        &no_crops(),
+        std::path::Path::new("/nonexistent"),
+    )
+    .unwrap();
+    let mosaic = vcd
+        .notes
+        .iter()
+        .find(|n| n.caption.as_deref() == Some("Figure 1: Mosaic plot for the Arthritis data."))
+        .expect("the mosaic plot of page 4");
+    for label in ["Improved", "None", "Some", "Marked", "Pearson residuals"] {
+        assert!(
+            mosaic.text.contains(label),
+            "{label:?} not in {:?}",
+            mosaic.text
+        );
+    }
+    let hv = parse(
+        &corpus("hvfloat.pdf"),
+        &no_crops(),
+        std::path::Path::new("/nonexistent"),
+    )
+    .unwrap();
+    let text: String = hv
+        .notes
+        .iter()
+        .filter(|n| n.page == Some(12))
+        .map(|n| n.text.as_str())
+        .collect();
+    assert!(
+        text.contains("It is no problem to rotate the object, too."),
+        "the rotated float's text of hvfloat page 12 is not read as words"
+    );
+}
