@@ -213,6 +213,9 @@ pub fn ingest_summary(out: &mut dyn Write, s: &IngestSummary, dir: &Path) -> Res
     for f in &s.skipped {
         writeln!(out, "skipped: {}: {}", f.doc, f.error)?;
     }
+    for w in &s.warnings {
+        writeln!(out, "warning: {}: {}", w.doc, w.message)?;
+    }
     if s.truncated > 0 {
         writeln!(
             out,

@@ -434,3 +434,72 @@ fn errors_have_hints_and_exit_codes() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("missing-folder: no such file or folder"));
 }
+
+/// A one-page PDF whose page holds a filled square and no text: what a scan looks like to a
+/// text extractor. No cross-reference table: pdfium rebuilds it, as it does for many real files.
+const SCAN_PDF: &[u8] = b"%PDF-1.4
+1 0 obj <</Type/Catalog/Pages 2 0 R>> endobj
+2 0 obj <</Type/Pages/Kids[3 0 R]/Count 1>> endobj
+3 0 obj <</Type/Page/Parent 2 0 R/MediaBox[0 0 200 200]/Contents 4 0 R>> endobj
+4 0 obj <</Length 19>> stream
+20 20 120 120 re f
+endstream endobj
+trailer <</Root 1 0 R/Size 5>>
+%%EOF
+";
+
+#[test]
+fn warnings_name_the_file_once_and_say_what_to_do() {
+    let t = tempfile::tempdir().unwrap();
+    let c = t.path().join("corpus");
+    std::fs::create_dir_all(&c).unwrap();
+    std::fs::write(c.join("scan.pdf"), SCAN_PDF).unwrap();
+    std::fs::write(c.join("notes.md"), "# Notes\n\nSome text to index.\n").unwrap();
+    let ingest = |tesseract: &str, args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_indexer"))
+            .args(["ingest", "corpus"])
+            .args(args)
+            .current_dir(t.path())
+            .env("INDEXER_RUNTIME", runtime())
+            .env("INDEXER_TESSERACT", tesseract)
+            .env_remove("INDEXER_INDEX")
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("run indexer")
+    };
+
+    // OCR turned off: the page is reported as needing it, in the summary a program reads.
+    let o = ingest("off", &["--json", "--quiet"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = json(&o);
+    let w = s["warnings"].as_array().unwrap();
+    assert_eq!(w.len(), 1, "{s}");
+    assert_eq!(w[0]["doc"], "corpus/scan.pdf");
+    assert_eq!(w[0]["page"], 1);
+    assert_eq!(
+        w[0]["message"],
+        "1 of 1 pages have no text layer (pages 1); they need OCR, which INDEXER_TESSERACT turns off"
+    );
+
+    // A tesseract that fails: the reason is given once for the file, and ingest goes on.
+    std::fs::write(c.join("scan.pdf"), [SCAN_PDF, b"\n"].concat()).unwrap();
+    let o = ingest("/bin/false", &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // The summary (on standard error, as the progress is) lists it once; the progress log,
+    // while it runs, once more; both name the document once, by its id.
+    let err = stderr(&o);
+    let summary: Vec<&str> = err.lines().filter(|l| l.starts_with("warning:")).collect();
+    assert_eq!(summary.len(), 1, "{err}");
+    assert!(
+        summary[0].starts_with(
+            "warning: corpus/scan.pdf: 1 of 1 pages have no text layer and OCR failed on them (pages 1): /bin/false exited with"
+        ),
+        "{err}"
+    );
+    let logged = err
+        .lines()
+        .filter(|l| l.contains("] warning: corpus/scan.pdf: 1 of 1 pages"))
+        .count();
+    assert_eq!(logged, 1, "{err}");
+    assert!(!err.contains(&c.display().to_string()), "{err}");
+}

@@ -86,6 +86,16 @@ pub struct Failure {
     pub error: String,
 }
 
+/// A non-fatal problem in a file that was indexed: pages without text, text from OCR, a
+/// truncated file, a page that could not be loaded or rendered.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct FileWarning {
+    pub doc: String,
+    /// 1-based page, if the problem is on one page (or starts there).
+    pub page: Option<u32>,
+    pub message: String,
+}
+
 /// What an ingest did.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct IngestSummary {
@@ -96,6 +106,8 @@ pub struct IngestSummary {
     pub failed: Vec<Failure>,
     /// Files of types ingestion does not read, with the reason.
     pub skipped: Vec<Failure>,
+    /// Problems in files that were indexed all the same.
+    pub warnings: Vec<FileWarning>,
     /// Notes written by this run.
     pub notes_added: usize,
     /// Texts the encoder embedded (0 when nothing changed).
@@ -360,14 +372,20 @@ pub fn ingest(
                 Ok(mut parsed) => {
                     parsed.hash = hash.clone();
                     summary.pages += u64::from(parsed.pages);
-                    if !parsed.pages_without_text.is_empty() {
+                    // The parser's warnings (pages without text, OCR, a truncated file,
+                    // pages that cannot be loaded or rendered) name the file; the event names
+                    // it once.
+                    for w in &parsed.warnings {
+                        let message =
+                            without_file_prefix(&w.message, &found.path, &doc).to_string();
                         on_event(IngestEvent::Warning {
                             doc: doc.clone(),
-                            message: format!(
-                                "{} of {} pages have no text layer (scanned or image-only; OCR is not available yet)",
-                                parsed.pages_without_text.len(),
-                                parsed.pages
-                            ),
+                            message: message.clone(),
+                        });
+                        summary.warnings.push(FileWarning {
+                            doc: doc.clone(),
+                            page: w.page,
+                            message,
                         });
                     }
                     if *is_update {
@@ -401,8 +419,7 @@ pub fn ingest(
                 Err(e) => {
                     // The summary names the document already; drop the path the error starts with.
                     let full = e.to_string();
-                    let prefix = format!("{}: ", found.path.display());
-                    let error = full.strip_prefix(&prefix).unwrap_or(&full).to_string();
+                    let error = without_file_prefix(&full, &found.path, &doc).to_string();
                     writer.record_failure(&found.doc, hash, &error)?;
                     summary.failed.push(Failure { doc, error });
                 }
@@ -486,6 +503,15 @@ fn clone_command(cmd: &Command) -> Command {
     c
 }
 
+/// `message` without a leading "FILE: " naming `path` or the document id `doc`.
+fn without_file_prefix<'a>(message: &'a str, path: &Path, doc: &str) -> &'a str {
+    let path = path.display().to_string();
+    [path.as_str(), doc]
+        .iter()
+        .find_map(|p| message.strip_prefix(p).and_then(|m| m.strip_prefix(": ")))
+        .unwrap_or(message)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -512,5 +538,21 @@ mod tests {
                 .unwrap();
             assert_eq!(doc_id(&t.path().join("link.pdf"), t.path()), "link.pdf");
         }
+    }
+
+    #[test]
+    fn messages_lose_the_file_name_they_start_with() {
+        let path = Path::new("/data/corpus/a.pdf");
+        let strip = |m| without_file_prefix(m, path, "a.pdf");
+        assert_eq!(
+            strip("/data/corpus/a.pdf: page 3 cannot be loaded"),
+            "page 3 cannot be loaded"
+        );
+        assert_eq!(
+            strip("a.pdf: page 3 cannot be rendered"),
+            "page 3 cannot be rendered"
+        );
+        assert_eq!(strip("a.pdf is damaged"), "a.pdf is damaged");
+        assert_eq!(strip("/data/corpus/a.pdfx: no"), "/data/corpus/a.pdfx: no");
     }
 }

@@ -20,7 +20,7 @@ mod snippet;
 
 pub use indexer_index::Filter;
 pub use indexer_rerank::SelectorKind;
-pub use ingest::{Failure, IngestConfig, IngestEvent, IngestSummary, doc_id, ingest};
+pub use ingest::{Failure, FileWarning, IngestConfig, IngestEvent, IngestSummary, doc_id, ingest};
 pub use search::{
     DEFAULT_BUDGET, DEFAULT_CANDIDATES, DEFAULT_SELECTOR, Engine, Hit, SearchRequest,
     SearchResponse, Timings, load_encoder, load_encoder_for, safe_child,

@@ -121,6 +121,9 @@ pub(crate) fn extract_pdf(
         .filter(|t| !t.is_empty());
     let mut pages = Vec::with_capacity(n as usize);
     let mut pages_without_text = Vec::new();
+    let mut ocr_pages: Vec<u32> = Vec::new();
+    let mut ocr_failed: Vec<u32> = Vec::new();
+    let mut ocr_error = String::new();
     let mut graphics_per_page = Vec::with_capacity(n as usize);
     for i in 0..n {
         let number = i + 1;
@@ -169,10 +172,27 @@ pub(crate) fn extract_pdf(
             l.bbox = rotate(l.bbox, (4 - turns) % 4);
         }
         // A page with neither text nor graphics is blank (chapter ends in books), not a scan.
-        let graphics = crate::figures::collect_graphics(&page, width, height);
+        // One with graphics but no text layer is read by OCR when tesseract is there.
         if lines.is_empty() && !page.objects().is_empty() {
-            pages_without_text.push(number);
+            match crate::ocr::program().map(|p| crate::ocr::page_lines(p, &page, turns)) {
+                Some(Ok(read)) if read.is_empty() => pages_without_text.push(number),
+                Some(Ok(read)) => {
+                    lines = layout::reading_order(read);
+                    for l in &mut lines {
+                        l.bbox = rotate(l.bbox, (4 - turns) % 4);
+                    }
+                    ocr_pages.push(number);
+                }
+                Some(Err(e)) => {
+                    if ocr_failed.is_empty() {
+                        ocr_error = e;
+                    }
+                    ocr_failed.push(number);
+                }
+                None => pages_without_text.push(number),
+            }
         }
+        let graphics = crate::figures::collect_graphics(&page, width, height);
         graphics_per_page.push(graphics);
         pages.push(PageElements {
             page: number,
@@ -188,26 +208,44 @@ pub(crate) fn extract_pdf(
     if let Some(spec) = crops {
         crate::figures::write_crops(&doc, &mut pages, doc_id, spec, &mut warnings)?;
     }
+    if !ocr_pages.is_empty() {
+        warnings.push(Warning {
+            page: ocr_pages.first().copied(),
+            message: format!(
+                "{}: {} of {n} pages have no text layer; their text comes from OCR (tesseract), which can misread",
+                path.display(),
+                ocr_pages.len(),
+            ),
+        });
+    }
     if !pages_without_text.is_empty() {
-        let list: Vec<String> = pages_without_text
-            .iter()
-            .take(20)
-            .map(|p| p.to_string())
-            .collect();
-        let more = if pages_without_text.len() > 20 {
-            ", ..."
-        } else {
-            ""
-        };
         warnings.push(Warning {
             page: pages_without_text.first().copied(),
             message: format!(
-                "{}: {} of {n} pages have no text layer (pages {}{more}); they need OCR",
+                "{}: {} of {n} pages have no text layer (pages {}); {}",
                 path.display(),
                 pages_without_text.len(),
-                list.join(", ")
+                page_list(&pages_without_text),
+                if crate::ocr::program().is_some() {
+                    "OCR found no words on them"
+                } else {
+                    crate::ocr::unavailable_hint()
+                }
             ),
         });
+    }
+    if !ocr_failed.is_empty() {
+        warnings.push(Warning {
+            page: ocr_failed.first().copied(),
+            message: format!(
+                "{}: {} of {n} pages have no text layer and OCR failed on them (pages {}): {ocr_error}",
+                path.display(),
+                ocr_failed.len(),
+                page_list(&ocr_failed),
+            ),
+        });
+        pages_without_text.extend(ocr_failed);
+        pages_without_text.sort_unstable();
     }
     Ok(PdfElements {
         title,
@@ -215,6 +253,15 @@ pub(crate) fn extract_pdf(
         pages_without_text,
         warnings,
     })
+}
+
+/// Page numbers for a message: the first 20, then "...".
+fn page_list(pages: &[u32]) -> String {
+    let mut list: Vec<String> = pages.iter().take(20).map(|p| p.to_string()).collect();
+    if pages.len() > 20 {
+        list.push("...".into());
+    }
+    list.join(", ")
 }
 
 fn page_lines(text: &PdfPageText, turns: u8) -> Vec<crate::elements::TextLine> {

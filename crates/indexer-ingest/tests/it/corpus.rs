@@ -222,3 +222,47 @@ fn rotated_text_reads_as_words() {
         "the rotated float's text of hvfloat page 12 is not read as words"
     );
 }
+
+/// A slide deck exported as images (no text layer at all) is read by OCR: tesseract, which
+/// `tools/ci-deps` installs. Its slides become notes with their words and pages.
+#[test]
+fn a_deck_without_text_layer_is_read_by_ocr() {
+    assert!(
+        indexer_ingest::ocr_available(),
+        "tesseract not found\nhint: run tools/ci-deps (Debian's tesseract-ocr and tesseract-ocr-eng)"
+    );
+    let deck = std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/eval/mmlb-dev/docs/germanwingsdigitalcrisisanalysis-150403064828-conversion-gate01_95.pdf"
+    ));
+    let d = parse(deck, &no_crops(), std::path::Path::new("/nonexistent")).unwrap();
+    assert_eq!(d.pages, 23);
+    assert!(
+        d.pages_without_text.is_empty(),
+        "{:?}",
+        d.pages_without_text
+    );
+    assert!(
+        d.warnings.iter().any(|w| w
+            .message
+            .contains("23 of 23 pages have no text layer; their text comes from OCR")),
+        "{:?}",
+        d.warnings
+    );
+    let first = d
+        .notes
+        .iter()
+        .find(|n| n.page == Some(1))
+        .expect("a note of the title slide");
+    assert!(first.text.contains("GERMANWINGS 9525"), "{}", first.text);
+    let text = all_text(&d);
+    for words in ["Airbus A320", "Lufthansa", "Twitter"] {
+        assert!(text.contains(words), "{words:?} not read from the deck");
+    }
+    let pages: HashSet<u32> = d.notes.iter().filter_map(|n| n.page).collect();
+    assert!(
+        pages.len() >= 10,
+        "notes on only {} of 23 slides",
+        pages.len()
+    );
+}
