@@ -35,7 +35,7 @@ pub enum Error {
         page: Option<u32>,
         detail: String,
     },
-    #[error("{path}: the PDF worker took longer than {secs} s and was stopped")]
+    #[error("{path}: the PDF worker made no progress for {secs} s and was stopped")]
     Timeout { path: PathBuf, secs: u64 },
     #[error("{path}: the PDF worker crashed ({detail})")]
     WorkerCrashed { path: PathBuf, detail: String },

@@ -40,8 +40,8 @@ pub struct IngestOptions {
     pub crops: bool,
     /// Resolution of the renders that crops are cut from.
     pub dpi: f32,
-    /// How long one PDF may take in a worker process before the worker is stopped and the
-    /// file fails.
+    /// How long a worker process may go without finishing a page (or, after the last page,
+    /// the file) before it is stopped and the file fails.
     pub file_timeout: Duration,
     /// Number of worker processes.
     pub jobs: usize,

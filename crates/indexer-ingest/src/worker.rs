@@ -17,8 +17,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// When this environment variable is `1` in a worker, files whose name contains `__crash__`
-/// abort the worker and files whose name contains `__hang__` make it sleep: fault injection
-/// for tests of the pool's recovery. Without it such names are ordinary.
+/// abort the worker, files whose name contains `__hang__` make it sleep, and those whose name
+/// contains `__slow__` take half a second a page: fault injection for tests of the pool's
+/// recovery and time limit. Without it such names are ordinary.
 pub const FAULTS_ENV: &str = "INDEXER_PDF_WORKER_FAULTS";
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -66,7 +67,11 @@ pub fn run_worker() -> std::io::Result<()> {
             .clone()
             .map(|dir| CropSpec { dir, dpi: job.dpi });
         let mut io_err = None;
+        let slow = faults && job.path.to_string_lossy().contains("__slow__");
         let res = pdf::extract_pdf(&job.path, &job.doc, spec.as_ref(), &mut |page, pages| {
+            if slow {
+                std::thread::sleep(std::time::Duration::from_millis(500));
+            }
             if io_err.is_none()
                 && let Err(e) = write_reply(&mut out, &Reply::Page { page, pages })
             {
@@ -325,7 +330,9 @@ impl WorkerPool {
                 detail: "the worker does not accept jobs".into(),
             });
         }
-        let deadline = Instant::now() + opts.file_timeout;
+        // The limit is on time without progress: each page read resets it, so a long scan
+        // read by OCR is not cut off while a hung worker still is.
+        let mut deadline = Instant::now() + opts.file_timeout;
         let mut started = false;
         loop {
             let p = proc.as_mut().expect("worker running");
@@ -346,6 +353,7 @@ impl WorkerPool {
                     };
                     match reply {
                         Reply::Page { page, pages } => {
+                            deadline = Instant::now() + opts.file_timeout;
                             if !started {
                                 started = true;
                                 event(Event::FileStarted {

@@ -113,3 +113,35 @@ fn pool_parses_files_and_survives_crashes_and_hangs() {
         notes: good_doc.notes.len()
     }));
 }
+
+/// The time limit is on a worker that makes no progress, not on a long file: a file whose
+/// pages take half a second each parses under a limit of 2 s, though it takes 3.5 s in all
+/// (a scan read by OCR takes about that a page).
+#[test]
+fn a_slow_file_that_makes_progress_is_not_cut_off() {
+    pdfium();
+    let tmp = tempfile::tempdir().unwrap();
+    let slow = tmp.path().join("c__slow__.pdf");
+    std::fs::copy(corpus("revtex-apssamp.pdf"), &slow).unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_indexer-pdf-worker"));
+    cmd.env(FAULTS_ENV, "1");
+    let pool = WorkerPool::new(cmd, 1);
+    let opts = indexer_ingest::IngestOptions {
+        file_timeout: Duration::from_secs(2),
+        ..no_crops()
+    };
+    let start = std::time::Instant::now();
+    let results = pool.parse_all(
+        vec![(slow, "slow.pdf".to_string())],
+        &opts,
+        &WordCounter,
+        tmp.path(),
+        &mut |_| {},
+    );
+    assert!(
+        start.elapsed() > Duration::from_secs(3),
+        "the fault did not slow it"
+    );
+    let doc = results[0].1.as_ref().expect("parsed, not timed out");
+    assert_eq!(doc.pages, 7);
+}
