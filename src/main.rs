@@ -96,6 +96,10 @@ struct IngestArgs {
     /// Chunk by characters as the paper does (3000 with 300 overlap) instead of encoder tokens
     #[arg(long)]
     paper_chunks: bool,
+    /// Also read raster pictures on pages with text (charts, diagrams, screenshots) by OCR,
+    /// so their words are found (slower; needs tesseract)
+    #[arg(long)]
+    ocr_pictures: bool,
     /// Encoder: a folder name under the runtime's models/ or a path to a model folder
     /// [env: INDEXER_MODEL] [default: all-MiniLM-L6-v2]
     #[arg(long, value_name = "MODEL")]
@@ -175,6 +179,9 @@ struct EvalArgs {
     /// Worker processes for PDFs
     #[arg(long, short = 'j', value_name = "N")]
     jobs: Option<usize>,
+    /// Ingest the documents with `ingest --ocr-pictures`
+    #[arg(long)]
+    ocr_pictures: bool,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -365,6 +372,7 @@ fn ingest(args: IngestArgs, cfg: &config::Config, index_dir: PathBuf) -> Result<
             jobs,
             crops: !args.no_crops,
             paper_chunks: args.paper_chunks,
+            ocr_pictures: args.ocr_pictures,
             quiet,
         },
         &encoder,
@@ -414,6 +422,7 @@ struct IngestRun<'a> {
     jobs: usize,
     crops: bool,
     paper_chunks: bool,
+    ocr_pictures: bool,
     quiet: bool,
 }
 
@@ -427,6 +436,7 @@ fn run_ingest(
     let mut icfg = IngestConfig::new(run.index_dir, run.base, worker_command()?);
     icfg.options.jobs = run.jobs.max(1);
     icfg.options.crops = run.crops;
+    icfg.options.ocr_pictures = run.ocr_pictures;
     icfg.options.chunking = if run.paper_chunks {
         indexer_ingest::Chunking::PAPER
     } else {
@@ -554,6 +564,7 @@ fn eval(args: EvalArgs, index: Option<PathBuf>) -> Result<ExitCode> {
             jobs: args.jobs.unwrap_or(cores),
             crops: true,
             paper_chunks: false,
+            ocr_pictures: args.ocr_pictures,
             quiet: false,
         },
         &encoder,

@@ -26,9 +26,13 @@ pub fn parse_file(
         FileType::Pdf => {
             let hash = hash_file(path)?;
             let crops = crop_spec(opts, crop_dir)?;
-            let el = pdf::extract_pdf(path, doc_id, crops.as_ref(), &mut |page, pages| {
-                progress(Progress { page, pages })
-            })?;
+            let el = pdf::extract_pdf(
+                path,
+                doc_id,
+                crops.as_ref(),
+                opts.ocr_pictures,
+                &mut |page, pages| progress(Progress { page, pages }),
+            )?;
             Ok(pdf_document(doc_id, hash, el, opts, counter))
         }
         _ => {

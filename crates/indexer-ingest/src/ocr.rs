@@ -20,6 +20,8 @@ use std::sync::OnceLock;
 const OCR_DPI: f32 = 300.0;
 /// The longest side of that image; larger pages are rendered at a lower resolution.
 const MAX_OCR_PX: f32 = 5000.0;
+/// Pictures smaller than this many pixels a side (at [`OCR_DPI`]) are not read.
+const MIN_PICTURE_PX: u32 = 120;
 /// Words tesseract is less sure of (0-100) are dropped: on photographs and charts it reads
 /// texture as short nonsense words, mostly below this.
 const MIN_CONFIDENCE: f32 = 40.0;
@@ -67,6 +69,76 @@ pub(crate) fn unavailable_hint() -> &'static str {
     }
 }
 
+/// A page rendered in grey for OCR, with the configuration that maps its pixels to points.
+struct Render<'a> {
+    page: &'a PdfPage<'a>,
+    config: PdfRenderConfig,
+    image: image::GrayImage,
+}
+
+impl<'a> Render<'a> {
+    fn new(page: &'a PdfPage<'a>) -> Result<Self, String> {
+        let longest = page.width().value.max(page.height().value).max(1.0);
+        let scale = (OCR_DPI / 72.0).min(MAX_OCR_PX / longest);
+        let config = PdfRenderConfig::new()
+            .scale_page_by_factor(scale)
+            .use_grayscale_rendering(true);
+        let image = page
+            .render_with_config(&config)
+            .and_then(|b| b.as_image())
+            .map_err(|e| format!("cannot render the page ({e:?})"))?
+            .to_luma8();
+        Ok(Render {
+            page,
+            config,
+            image,
+        })
+    }
+
+    /// The pixel box `(x, y, width, height)` of `b` (page points) in the image, if it is at
+    /// least `min_px` on each side.
+    fn pixel_box(&self, b: &BBox, min_px: u32) -> Option<(u32, u32, u32, u32)> {
+        let corner = |x: f32, y: f32| {
+            self.page
+                .points_to_pixels(PdfPoints::new(x), PdfPoints::new(y), &self.config)
+                .ok()
+        };
+        let (x0, y0) = corner(b.left, b.top)?;
+        let (x1, y1) = corner(b.right, b.bottom)?;
+        let (w, h) = (self.image.width() as i32, self.image.height() as i32);
+        let (l, r) = (x0.min(x1).clamp(0, w), x0.max(x1).clamp(0, w));
+        let (t, bt) = (y0.min(y1).clamp(0, h), y0.max(y1).clamp(0, h));
+        let (pw, ph) = ((r - l) as u32, (bt - t) as u32);
+        (pw >= min_px && ph >= min_px).then_some((l as u32, t as u32, pw, ph))
+    }
+
+    /// OCR of the part of the image at pixel `(x, y)` of size `w` x `h`: lines in page
+    /// points (PDF user space).
+    fn read(
+        &self,
+        program: &Path,
+        (x, y, w, h): (u32, u32, u32, u32),
+    ) -> Result<Vec<TextLine>, String> {
+        let part = image::imageops::crop_imm(&self.image, x, y, w, h).to_image();
+        let mut png = Vec::new();
+        part.write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+            .map_err(|e| format!("cannot encode the page image ({e})"))?;
+        let tsv = run(program, &png)?;
+        let to_points = |px: i32, py: i32| -> Option<(f32, f32)> {
+            let (a, b) = self
+                .page
+                .pixels_to_points(px + x as i32, py + y as i32, &self.config)
+                .ok()?;
+            Some((a.value, b.value))
+        };
+        Ok(lines_from_tsv(&tsv, |left, top, right, bottom| {
+            let (x0, y0) = to_points(left, top)?;
+            let (x1, y1) = to_points(right, bottom)?;
+            Some(BBox::new(x0.min(x1), y0.min(y1), x0.max(x1), y0.max(y1)))
+        }))
+    }
+}
+
 /// Reads the text of `page` by OCR: lines in the frame of a page shown turned by `turns`
 /// quarter turns (as the text layer's lines are built), not yet in reading order.
 pub(crate) fn page_lines(
@@ -74,30 +146,36 @@ pub(crate) fn page_lines(
     page: &PdfPage,
     turns: u8,
 ) -> Result<Vec<TextLine>, String> {
-    let longest = page.width().value.max(page.height().value).max(1.0);
-    let scale = (OCR_DPI / 72.0).min(MAX_OCR_PX / longest);
-    let config = PdfRenderConfig::new()
-        .scale_page_by_factor(scale)
-        .use_grayscale_rendering(true);
-    let image = page
-        .render_with_config(&config)
-        .and_then(|b| b.as_image())
-        .map_err(|e| format!("cannot render the page ({e:?})"))?;
-    let mut png = Vec::new();
-    image
-        .to_luma8()
-        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
-        .map_err(|e| format!("cannot encode the page image ({e})"))?;
-    let tsv = run(program, &png)?;
-    let to_points = |x: i32, y: i32| -> Option<(f32, f32)> {
-        let (px, py) = page.pixels_to_points(x, y, &config).ok()?;
-        Some((px.value, py.value))
-    };
-    let mut lines = lines_from_tsv(&tsv, |left, top, right, bottom| {
-        let (x0, y0) = to_points(left, top)?;
-        let (x1, y1) = to_points(right, bottom)?;
-        Some(BBox::new(x0.min(x1), y0.min(y1), x0.max(x1), y0.max(y1)))
-    });
+    let render = Render::new(page)?;
+    let (w, h) = (render.image.width(), render.image.height());
+    let mut lines = render.read(program, (0, 0, w, h))?;
+    for l in &mut lines {
+        l.bbox = rotate(l.bbox, turns);
+    }
+    Ok(lines)
+}
+
+/// Reads the text inside the pictures at `boxes` (page points) of `page` by OCR, one render
+/// of the page for all: lines in the frame of the page shown turned by `turns`, not yet in
+/// reading order. Pictures under [`MIN_PICTURE_PX`] pixels a side are left alone.
+pub(crate) fn picture_lines(
+    program: &Path,
+    page: &PdfPage,
+    boxes: &[BBox],
+    turns: u8,
+) -> Result<Vec<TextLine>, String> {
+    let render = Render::new(page)?;
+    let mut lines = Vec::new();
+    for b in boxes {
+        let Some(px) = render.pixel_box(b, MIN_PICTURE_PX) else {
+            continue;
+        };
+        let mut read = render.read(program, px)?;
+        if let Some(first) = read.first_mut() {
+            first.block_start = true;
+        }
+        lines.append(&mut read);
+    }
     for l in &mut lines {
         l.bbox = rotate(l.bbox, turns);
     }

@@ -40,6 +40,11 @@ pub struct IngestOptions {
     pub crops: bool,
     /// Resolution of the renders that crops are cut from.
     pub dpi: f32,
+    /// Whether raster pictures on pages with a text layer (charts, diagrams, screenshots)
+    /// are read by OCR, so that their words are indexed. Pages without a text layer are
+    /// read by OCR either way. Off by default: on mmlb-dev it makes ingest 21% slower and
+    /// leaves gold-page recall where it was.
+    pub ocr_pictures: bool,
     /// How long a worker process may go without finishing a page (or, after the last page,
     /// the file) before it is stopped and the file fails.
     pub file_timeout: Duration,
@@ -54,6 +59,7 @@ impl Default for IngestOptions {
             context_words: 1000,
             crops: true,
             dpi: 150.0,
+            ocr_pictures: false,
             file_timeout: Duration::from_secs(600),
             jobs: 1,
         }

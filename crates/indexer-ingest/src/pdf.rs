@@ -86,6 +86,7 @@ pub(crate) fn extract_pdf(
     path: &Path,
     doc_id: &str,
     crops: Option<&CropSpec>,
+    ocr_pictures: bool,
     progress: &mut dyn FnMut(u32, u32),
 ) -> Result<PdfElements> {
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
@@ -124,6 +125,8 @@ pub(crate) fn extract_pdf(
     let mut ocr_pages: Vec<u32> = Vec::new();
     let mut ocr_failed: Vec<u32> = Vec::new();
     let mut ocr_error = String::new();
+    let mut picture_failed: Vec<u32> = Vec::new();
+    let mut picture_error = String::new();
     let mut graphics_per_page = Vec::with_capacity(n as usize);
     for i in 0..n {
         let number = i + 1;
@@ -164,10 +167,32 @@ pub(crate) fn extract_pdf(
             Ok(PdfPageRenderRotation::Degrees270) => 3,
             _ => 0,
         };
-        let mut lines = match page.text() {
-            Ok(text) => layout::reading_order(page_lines(&text, turns)),
+        let mut raw = match page.text() {
+            Ok(text) => page_lines(&text, turns),
             Err(_) => Vec::new(),
         };
+        let graphics = crate::figures::collect_graphics(&page, width, height);
+        // Pictures on a page with a text layer whose words are not in it (raster charts,
+        // diagrams, screenshots) are read by OCR into the page's lines, as a vector chart's
+        // labels are in its text layer.
+        if ocr_pictures
+            && !raw.is_empty()
+            && let Some(program) = crate::ocr::program()
+        {
+            let pictures = pictures_to_read(&graphics, &raw, turns, width * height);
+            if !pictures.is_empty() {
+                match crate::ocr::picture_lines(program, &page, &pictures, turns) {
+                    Ok(mut read) => raw.append(&mut read),
+                    Err(e) => {
+                        if picture_failed.is_empty() {
+                            picture_error = e;
+                        }
+                        picture_failed.push(number);
+                    }
+                }
+            }
+        }
+        let mut lines = layout::reading_order(raw);
         for l in &mut lines {
             l.bbox = rotate(l.bbox, (4 - turns) % 4);
         }
@@ -192,7 +217,6 @@ pub(crate) fn extract_pdf(
                 None => pages_without_text.push(number),
             }
         }
-        let graphics = crate::figures::collect_graphics(&page, width, height);
         graphics_per_page.push(graphics);
         pages.push(PageElements {
             page: number,
@@ -234,6 +258,17 @@ pub(crate) fn extract_pdf(
             ),
         });
     }
+    if !picture_failed.is_empty() {
+        warnings.push(Warning {
+            page: picture_failed.first().copied(),
+            message: format!(
+                "{}: OCR of the pictures on {} pages failed (pages {}); their words are not indexed: {picture_error}",
+                path.display(),
+                picture_failed.len(),
+                page_list(&picture_failed),
+            ),
+        });
+    }
     if !ocr_failed.is_empty() {
         warnings.push(Warning {
             page: ocr_failed.first().copied(),
@@ -253,6 +288,75 @@ pub(crate) fn extract_pdf(
         pages_without_text,
         warnings,
     })
+}
+
+/// Pictures at least this share of the page are read by OCR when their text is not in the
+/// text layer; smaller ones are icons, logos and photographs of people.
+const MIN_PICTURE_SHARE: f32 = 0.03;
+/// A picture with this many characters of the text layer over it has its words already
+/// (a scan with a text layer, a chart with its labels set as text).
+const PICTURE_TEXT_CHARS: usize = 20;
+/// At most this many pictures of a page are read, the largest first.
+const MAX_PICTURES: usize = 8;
+
+/// The boxes (PDF user space) of the pictures of a page worth reading by OCR: raster images,
+/// touching ones joined (tiled images), covering at least [`MIN_PICTURE_SHARE`] of the page,
+/// with fewer than [`PICTURE_TEXT_CHARS`] characters of the text layer's `lines` (built in
+/// the frame of the page turned by `turns`) over them.
+fn pictures_to_read(
+    graphics: &[crate::figures::Graphic],
+    lines: &[crate::elements::TextLine],
+    turns: u8,
+    page_area: f32,
+) -> Vec<BBox> {
+    let mut boxes: Vec<BBox> = graphics
+        .iter()
+        .filter(|g| g.kind == crate::figures::GraphicKind::Image)
+        .map(|g| g.bbox)
+        .collect();
+    // Join touching images until none touch.
+    let touch = |a: &BBox, b: &BBox| {
+        a.left - 2.0 <= b.right
+            && b.left - 2.0 <= a.right
+            && a.bottom - 2.0 <= b.top
+            && b.bottom - 2.0 <= a.top
+    };
+    let mut joined = true;
+    while joined {
+        joined = false;
+        'outer: for i in 0..boxes.len() {
+            for j in i + 1..boxes.len() {
+                if touch(&boxes[i], &boxes[j]) {
+                    boxes[i] = boxes[i].union(&boxes[j]);
+                    boxes.swap_remove(j);
+                    joined = true;
+                    break 'outer;
+                }
+            }
+        }
+    }
+    let mut out: Vec<BBox> = boxes
+        .into_iter()
+        .filter(|b| b.area() >= MIN_PICTURE_SHARE * page_area)
+        .filter(|b| {
+            let shown = rotate(*b, turns);
+            let chars: usize = lines
+                .iter()
+                .filter(|l| {
+                    let (cx, cy) = (
+                        (l.bbox.left + l.bbox.right) / 2.0,
+                        (l.bbox.bottom + l.bbox.top) / 2.0,
+                    );
+                    shown.left <= cx && cx <= shown.right && shown.bottom <= cy && cy <= shown.top
+                })
+                .map(|l| l.text.chars().count())
+                .sum();
+            chars < PICTURE_TEXT_CHARS
+        })
+        .collect();
+    out.sort_by(|a, b| b.area().total_cmp(&a.area()));
+    out.truncate(MAX_PICTURES);
+    out
 }
 
 /// Page numbers for a message: the first 20, then "...".
@@ -309,5 +413,58 @@ mod tests {
         let lower = rotate(BBox::new(100.0, 100.0, 110.0, 110.0), 1);
         let upper = rotate(BBox::new(100.0, 120.0, 110.0, 130.0), 1);
         assert!(upper.left > lower.right && (upper.bottom - lower.bottom).abs() < 1e-3);
+    }
+
+    #[test]
+    fn pictures_to_read_are_large_images_without_text_over_them() {
+        use crate::elements::{LineRole, TextLine};
+        use crate::figures::{Graphic, GraphicKind};
+        let image = |l, b, r, t| Graphic {
+            bbox: BBox::new(l, b, r, t),
+            kind: GraphicKind::Image,
+        };
+        let line = |text: &str, b: BBox| TextLine {
+            text: text.into(),
+            bbox: b,
+            size: 10.0,
+            hyphen: false,
+            block_start: false,
+            role: LineRole::Body,
+        };
+        let page_area = 600.0 * 800.0;
+        let graphics = vec![
+            // Two tiles of one chart, touching: read as one.
+            image(100.0, 500.0, 300.0, 700.0),
+            image(300.0, 500.0, 500.0, 700.0),
+            // An icon: too small.
+            image(50.0, 50.0, 80.0, 80.0),
+            // A scan with its text layer over it.
+            image(100.0, 100.0, 500.0, 400.0),
+            // A vector shape of the same size: not a picture.
+            Graphic {
+                bbox: BBox::new(100.0, 420.0, 500.0, 490.0),
+                kind: GraphicKind::Shape,
+            },
+        ];
+        let lines = vec![
+            line(
+                "Words that the text layer has over the scan",
+                BBox::new(120.0, 200.0, 480.0, 212.0),
+            ),
+            line("x", BBox::new(200.0, 600.0, 206.0, 610.0)),
+        ];
+        assert_eq!(
+            pictures_to_read(&graphics, &lines, 0, page_area),
+            [BBox::new(100.0, 500.0, 500.0, 700.0)]
+        );
+        // On a page shown turned, the lines are in the turned frame.
+        let turned: Vec<TextLine> = lines
+            .iter()
+            .map(|l| line(&l.text, rotate(l.bbox, 1)))
+            .collect();
+        assert_eq!(
+            pictures_to_read(&graphics, &turned, 1, page_area),
+            [BBox::new(100.0, 500.0, 500.0, 700.0)]
+        );
     }
 }

@@ -28,6 +28,8 @@ struct Job {
     doc: String,
     crop_dir: Option<PathBuf>,
     dpi: f32,
+    #[serde(default)]
+    ocr_pictures: bool,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -68,16 +70,22 @@ pub fn run_worker() -> std::io::Result<()> {
             .map(|dir| CropSpec { dir, dpi: job.dpi });
         let mut io_err = None;
         let slow = faults && job.path.to_string_lossy().contains("__slow__");
-        let res = pdf::extract_pdf(&job.path, &job.doc, spec.as_ref(), &mut |page, pages| {
-            if slow {
-                std::thread::sleep(std::time::Duration::from_millis(500));
-            }
-            if io_err.is_none()
-                && let Err(e) = write_reply(&mut out, &Reply::Page { page, pages })
-            {
-                io_err = Some(e);
-            }
-        });
+        let res = pdf::extract_pdf(
+            &job.path,
+            &job.doc,
+            spec.as_ref(),
+            job.ocr_pictures,
+            &mut |page, pages| {
+                if slow {
+                    std::thread::sleep(std::time::Duration::from_millis(500));
+                }
+                if io_err.is_none()
+                    && let Err(e) = write_reply(&mut out, &Reply::Page { page, pages })
+                {
+                    io_err = Some(e);
+                }
+            },
+        );
         if let Some(e) = io_err {
             return Err(e);
         }
@@ -301,6 +309,7 @@ impl WorkerPool {
             doc: doc.to_string(),
             crop_dir: crops.as_ref().map(|c| c.dir.clone()),
             dpi: opts.dpi,
+            ocr_pictures: opts.ocr_pictures,
         };
         let mut line = serde_json::to_string(&job).map_err(|e| Error::Worker {
             detail: e.to_string(),

@@ -266,3 +266,54 @@ fn a_deck_without_text_layer_is_read_by_ocr() {
         pages.len()
     );
 }
+
+/// With `ocr_pictures`, a raster chart on a page with a text layer is read by OCR: the stock
+/// performance graph of Netflix's 10-K (page 16) is a picture whose axis labels and legend
+/// are in no text layer.
+#[test]
+fn raster_chart_words_are_read_with_ocr_pictures() {
+    assert!(
+        indexer_ingest::ocr_available(),
+        "tesseract not found\nhint: run tools/ci-deps (Debian's tesseract-ocr and tesseract-ocr-eng)"
+    );
+    let report = std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/eval/mmlb-dev/docs/NETFLIX_2015_10K.pdf"
+    ));
+    let page_text = |opts: &indexer_ingest::IngestOptions| {
+        let d = parse(report, opts, std::path::Path::new("/nonexistent")).unwrap();
+        d.notes
+            .iter()
+            .filter(|n| n.page == Some(16))
+            .map(|n| n.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let plain = page_text(&no_crops());
+    assert!(
+        plain.contains("the total cumulative stockholder return"),
+        "{plain}"
+    );
+    assert!(
+        !plain.contains("$300.00"),
+        "the chart's labels are in the text layer: {plain}"
+    );
+    let read = page_text(&indexer_ingest::IngestOptions {
+        ocr_pictures: true,
+        ..no_crops()
+    });
+    for words in ["$300.00", "12/31/13", "Netflix"] {
+        assert!(
+            read.contains(words),
+            "{words:?} not read from the chart: {read}"
+        );
+    }
+    // The page's own text is there once, not read a second time from the picture.
+    assert_eq!(
+        read.matches("the total cumulative stockholder return")
+            .count(),
+        plain
+            .matches("the total cumulative stockholder return")
+            .count()
+    );
+}
