@@ -223,18 +223,24 @@ fn rotated_text_reads_as_words() {
     );
 }
 
-/// A slide deck exported as images (no text layer at all) is read by OCR: tesseract, which
-/// `tools/ci-deps` installs. Its slides become notes with their words and pages.
-#[test]
-fn a_deck_without_text_layer_is_read_by_ocr() {
+/// `name` among the documents of `../shared/eval/mmlb-dev/`, for a test that needs tesseract
+/// (installed by `tools/ci-deps`): it fails, with a hint, without it.
+fn ocr_test_file(name: &str) -> std::path::PathBuf {
     assert!(
         indexer_ingest::ocr_available(),
         "tesseract not found\nhint: run tools/ci-deps (Debian's tesseract-ocr and tesseract-ocr-eng)"
     );
-    let deck = std::path::Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/eval/mmlb-dev/docs/germanwingsdigitalcrisisanalysis-150403064828-conversion-gate01_95.pdf"
-    ));
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/eval/mmlb-dev/docs")
+        .join(name)
+}
+
+/// A slide deck exported as images (no text layer at all) is read by OCR: tesseract, which
+/// `tools/ci-deps` installs. Its slides become notes with their words and pages.
+#[test]
+fn a_deck_without_text_layer_is_read_by_ocr() {
+    let deck =
+        &ocr_test_file("germanwingsdigitalcrisisanalysis-150403064828-conversion-gate01_95.pdf");
     let d = parse(deck, &no_crops(), std::path::Path::new("/nonexistent")).unwrap();
     assert_eq!(d.pages, 23);
     assert!(
@@ -272,14 +278,7 @@ fn a_deck_without_text_layer_is_read_by_ocr() {
 /// are in no text layer.
 #[test]
 fn raster_chart_words_are_read_with_ocr_pictures() {
-    assert!(
-        indexer_ingest::ocr_available(),
-        "tesseract not found\nhint: run tools/ci-deps (Debian's tesseract-ocr and tesseract-ocr-eng)"
-    );
-    let report = std::path::Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/eval/mmlb-dev/docs/NETFLIX_2015_10K.pdf"
-    ));
+    let report = &ocr_test_file("NETFLIX_2015_10K.pdf");
     let page_text = |opts: &indexer_ingest::IngestOptions| {
         let d = parse(report, opts, std::path::Path::new("/nonexistent")).unwrap();
         d.notes
