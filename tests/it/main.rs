@@ -503,3 +503,35 @@ fn warnings_name_the_file_once_and_say_what_to_do() {
     assert_eq!(logged, 1, "{err}");
     assert!(!err.contains(&c.display().to_string()), "{err}");
 }
+
+/// Notes depend on the parse settings as well as on the file: an ingest with other settings
+/// (here `--paper-chunks`, then back) parses the unchanged file again; one with the same
+/// settings skips it.
+#[test]
+fn other_parse_settings_parse_unchanged_files_again() {
+    let t = tempfile::tempdir().unwrap();
+    let c = t.path().join("corpus");
+    std::fs::create_dir_all(&c).unwrap();
+    std::fs::write(
+        c.join("notes.md"),
+        "# Notes\n\nA mosaic plot shows a contingency table.\n",
+    )
+    .unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["ingest", "corpus", "--json", "--quiet"];
+        args.extend_from_slice(extra);
+        let o = indexer(t.path(), &args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let s = json(&o);
+        (
+            s["added"].as_array().unwrap().len(),
+            s["updated"].as_array().unwrap().len(),
+            s["unchanged"].as_u64().unwrap(),
+        )
+    };
+    assert_eq!(run(&[]), (1, 0, 0));
+    assert_eq!(run(&[]), (0, 0, 1));
+    assert_eq!(run(&["--paper-chunks"]), (0, 1, 0));
+    assert_eq!(run(&["--paper-chunks"]), (0, 0, 1));
+    assert_eq!(run(&[]), (0, 1, 0));
+}

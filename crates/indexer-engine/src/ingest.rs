@@ -280,6 +280,11 @@ pub fn ingest(
     summary.skipped = skipped;
 
     let state: BTreeMap<String, String> = writer.file_state().into_iter().collect();
+    // A document parsed with other settings (chunking, crops, OCR of pictures) is parsed
+    // again, though its file is unchanged.
+    let settings = cfg.options.parse_settings();
+    let parsed_with = writer.parsed_with();
+    writer.set_parse_settings(&settings);
     // Files that failed last time are tried again (the runtime or the parser may have been
     // fixed since); a failure is cheap to repeat and must keep being reported.
     let failed_before: BTreeSet<String> = match indexer_index::Index::open(&cfg.index_dir) {
@@ -291,7 +296,13 @@ pub fn ingest(
     for f in &found {
         match hash_file(&f.path) {
             Ok(h) => match state.get(&f.doc) {
-                Some(old) if *old == h && !failed_before.contains(&f.doc) => summary.unchanged += 1,
+                Some(old)
+                    if *old == h
+                        && !failed_before.contains(&f.doc)
+                        && parsed_with.get(&f.doc).is_some_and(|s| *s == settings) =>
+                {
+                    summary.unchanged += 1
+                }
                 Some(_) => todo.push((f.clone(), h, true)),
                 None => todo.push((f.clone(), h, false)),
             },

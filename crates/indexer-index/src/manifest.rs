@@ -79,6 +79,10 @@ impl GraphInfo {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct DocEntry {
     pub hash: String,
+    /// The parse settings the notes were made with (see `Writer::set_parse_settings`);
+    /// empty for the defaults.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub parse: String,
     pub title: Option<String>,
     pub pages: u32,
     #[serde(default)]

@@ -82,6 +82,7 @@ pub struct Writer {
     fields: Fields,
     model_id: String,
     dim: usize,
+    parse: String,
     base: Option<Manifest>,
     pending: Option<Pending>,
     params: HnswParams,
@@ -140,6 +141,7 @@ impl Writer {
             fields: Fields::load(),
             model_id: model_id.to_string(),
             dim,
+            parse: String::new(),
             base,
             pending: None,
             params: HnswParams::default(),
@@ -161,6 +163,28 @@ impl Writer {
     /// The newest committed generation (0 when none).
     pub fn generation(&self) -> u64 {
         self.base.as_ref().map(|m| m.generation).unwrap_or(0)
+    }
+
+    /// Names the parse settings (chunking, crops, OCR: what changes a file's notes) that the
+    /// documents upserted from now on were parsed with; empty (the default) for the default
+    /// settings. [`Writer::parsed_with`] gives them back per document.
+    pub fn set_parse_settings(&mut self, settings: &str) {
+        self.parse = settings.to_string();
+    }
+
+    /// Document id -> the parse settings of every indexed document, as of the last commit
+    /// plus staged changes: the caller parses again a document parsed with other settings,
+    /// though its file is unchanged.
+    pub fn parsed_with(&self) -> HashMap<String, String> {
+        let docs = match (&self.pending, &self.base) {
+            (Some(p), _) => Some(&p.documents),
+            (None, Some(m)) => Some(&m.documents),
+            (None, None) => None,
+        };
+        docs.into_iter()
+            .flatten()
+            .map(|(d, e)| (d.clone(), e.parse.clone()))
+            .collect()
     }
 
     /// Document id -> content hash of every indexed or failed file, as of the last commit
@@ -267,6 +291,7 @@ impl Writer {
             }
         }
         let fields = self.fields.clone();
+        let parse = self.parse.clone();
         let p = self.begin()?;
         p.twriter
             .delete_term(Term::from_field_text(fields.doc, &doc.doc));
@@ -284,6 +309,7 @@ impl Writer {
             doc.doc.clone(),
             DocEntry {
                 hash: doc.hash,
+                parse,
                 title: doc.title,
                 pages: doc.pages,
                 pages_without_text: doc.pages_without_text,

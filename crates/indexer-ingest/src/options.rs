@@ -66,6 +66,39 @@ impl Default for IngestOptions {
     }
 }
 
+impl IngestOptions {
+    /// The options that change what a file's notes are (chunking, context, crops and their
+    /// resolution, OCR of pictures), those that differ from the defaults, as a short string:
+    /// empty for the defaults. An index keeps it per document, so that an ingest with other
+    /// settings parses unchanged files again instead of keeping notes made otherwise.
+    pub fn parse_settings(&self) -> String {
+        let d = IngestOptions::default();
+        let mut parts = Vec::new();
+        if self.chunking != d.chunking {
+            parts.push(match self.chunking {
+                Chunking::Tokens { max, overlap } => format!("chunks={max}/{overlap}tokens"),
+                Chunking::Chars { size, overlap } => format!("chunks={size}/{overlap}chars"),
+            });
+        }
+        if self.context_words != d.context_words {
+            parts.push(format!("context={}", self.context_words));
+        }
+        if self.crops != d.crops {
+            parts.push(format!("crops={}", if self.crops { "on" } else { "off" }));
+        }
+        if self.crops && self.dpi != d.dpi {
+            parts.push(format!("dpi={}", self.dpi));
+        }
+        if self.ocr_pictures != d.ocr_pictures {
+            parts.push(format!(
+                "ocr-pictures={}",
+                if self.ocr_pictures { "on" } else { "off" }
+            ));
+        }
+        parts.join(" ")
+    }
+}
+
 /// The kinds of files ingestion reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum FileType {
@@ -99,6 +132,35 @@ pub struct Progress {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parse_settings_name_what_differs_from_the_defaults() {
+        let d = IngestOptions::default();
+        assert_eq!(d.parse_settings(), "");
+        // Worker count and time limit do not change notes.
+        let o = IngestOptions {
+            jobs: 8,
+            file_timeout: Duration::from_secs(1),
+            ..IngestOptions::default()
+        };
+        assert_eq!(o.parse_settings(), "");
+        let o = IngestOptions {
+            chunking: Chunking::PAPER,
+            crops: false,
+            dpi: 300.0,
+            ocr_pictures: true,
+            ..IngestOptions::default()
+        };
+        assert_eq!(
+            o.parse_settings(),
+            "chunks=3000/300chars crops=off ocr-pictures=on"
+        );
+        let o = IngestOptions {
+            dpi: 300.0,
+            ..IngestOptions::default()
+        };
+        assert_eq!(o.parse_settings(), "dpi=300");
+    }
 
     #[test]
     fn file_types_by_extension() {

@@ -159,3 +159,28 @@ fn many_replacements_compact_the_store_and_keep_answers() {
     }
     assert!(compacted, "dead rows passed 30% but no commit compacted");
 }
+
+#[test]
+fn parse_settings_are_kept_per_document_across_commits() {
+    let dim = 8;
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = rng(7);
+    let mut w = Writer::open_or_create(dir.path(), "m", dim).unwrap();
+    for doc in ["a.pdf", "b.pdf"] {
+        let (d, v) = document(doc, "h", &texts("alpha", 2), |_| unit(&mut rng, dim));
+        w.upsert(d, v).unwrap();
+    }
+    w.commit().unwrap();
+    w.set_parse_settings("crops=off");
+    let (d, v) = document("b.pdf", "h", &texts("beta", 2), |_| unit(&mut rng, dim));
+    w.upsert(d, v).unwrap();
+    // Staged changes count before the commit, as file_state's do.
+    assert_eq!(w.parsed_with()["b.pdf"], "crops=off");
+    w.commit().unwrap();
+    drop(w);
+    let w = Writer::open_or_create(dir.path(), "m", dim).unwrap();
+    let with = w.parsed_with();
+    assert_eq!(with.len(), 2);
+    assert_eq!(with["a.pdf"], "");
+    assert_eq!(with["b.pdf"], "crops=off");
+}
