@@ -27,12 +27,18 @@ fn runtime() -> PathBuf {
 }
 
 fn indexer(dir: &Path, args: &[&str]) -> Output {
+    indexer_with(dir, args, &[])
+}
+
+/// `indexer` with more environment variables set.
+fn indexer_with(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_indexer"))
         .args(args)
         .current_dir(dir)
         .env("INDEXER_RUNTIME", runtime())
         .env_remove("INDEXER_INDEX")
         .env("NO_COLOR", "1")
+        .envs(env.iter().copied())
         .output()
         .expect("run indexer")
 }
@@ -455,17 +461,9 @@ fn warnings_name_the_file_once_and_say_what_to_do() {
     std::fs::create_dir_all(&c).unwrap();
     std::fs::write(c.join("scan.pdf"), SCAN_PDF).unwrap();
     std::fs::write(c.join("notes.md"), "# Notes\n\nSome text to index.\n").unwrap();
-    let ingest = |tesseract: &str, args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_indexer"))
-            .args(["ingest", "corpus"])
-            .args(args)
-            .current_dir(t.path())
-            .env("INDEXER_RUNTIME", runtime())
-            .env("INDEXER_TESSERACT", tesseract)
-            .env_remove("INDEXER_INDEX")
-            .env("NO_COLOR", "1")
-            .output()
-            .expect("run indexer")
+    let ingest = |tesseract: &str, extra: &[&str]| {
+        let args = [&["ingest", "corpus"], extra].concat();
+        indexer_with(t.path(), &args, &[("INDEXER_TESSERACT", tesseract)])
     };
 
     // OCR turned off: the page is reported as needing it, in the summary a program reads.

@@ -106,7 +106,8 @@ pub(crate) fn collect_graphics(page: &PdfPage, w: f32, h: f32) -> Vec<Graphic> {
     out
 }
 
-fn near(a: &BBox, b: &BBox, gap: f32) -> bool {
+/// Whether `a` and `b` overlap or lie within `gap` of each other.
+pub(crate) fn near(a: &BBox, b: &BBox, gap: f32) -> bool {
     a.left - gap <= b.right
         && b.left - gap <= a.right
         && a.bottom - gap <= b.top

@@ -172,13 +172,30 @@ pub(crate) fn extract_pdf(
             Err(_) => Vec::new(),
         };
         let graphics = crate::figures::collect_graphics(&page, width, height);
-        // Pictures on a page with a text layer whose words are not in it (raster charts,
-        // diagrams, screenshots) are read by OCR into the page's lines, as a vector chart's
-        // labels are in its text layer.
-        if ocr_pictures
+        // A page with neither text nor graphics is blank (chapter ends in books), not a scan.
+        // One with graphics but no text layer is read by OCR when tesseract is there.
+        if raw.is_empty() && !page.objects().is_empty() {
+            match crate::ocr::program().map(|p| crate::ocr::page_lines(p, &page, turns)) {
+                Some(Ok(read)) if read.is_empty() => pages_without_text.push(number),
+                Some(Ok(read)) => {
+                    raw = read;
+                    ocr_pages.push(number);
+                }
+                Some(Err(e)) => {
+                    if ocr_failed.is_empty() {
+                        ocr_error = e;
+                    }
+                    ocr_failed.push(number);
+                }
+                None => pages_without_text.push(number),
+            }
+        } else if ocr_pictures
             && !raw.is_empty()
             && let Some(program) = crate::ocr::program()
         {
+            // Pictures on a page with a text layer whose words are not in it (raster
+            // charts, diagrams, screenshots) are read by OCR into the page's lines, as a
+            // vector chart's labels are in its text layer.
             let pictures = pictures_to_read(&graphics, &raw, turns, width * height);
             if !pictures.is_empty() {
                 match crate::ocr::picture_lines(program, &page, &pictures, turns) {
@@ -195,27 +212,6 @@ pub(crate) fn extract_pdf(
         let mut lines = layout::reading_order(raw);
         for l in &mut lines {
             l.bbox = rotate(l.bbox, (4 - turns) % 4);
-        }
-        // A page with neither text nor graphics is blank (chapter ends in books), not a scan.
-        // One with graphics but no text layer is read by OCR when tesseract is there.
-        if lines.is_empty() && !page.objects().is_empty() {
-            match crate::ocr::program().map(|p| crate::ocr::page_lines(p, &page, turns)) {
-                Some(Ok(read)) if read.is_empty() => pages_without_text.push(number),
-                Some(Ok(read)) => {
-                    lines = layout::reading_order(read);
-                    for l in &mut lines {
-                        l.bbox = rotate(l.bbox, (4 - turns) % 4);
-                    }
-                    ocr_pages.push(number);
-                }
-                Some(Err(e)) => {
-                    if ocr_failed.is_empty() {
-                        ocr_error = e;
-                    }
-                    ocr_failed.push(number);
-                }
-                None => pages_without_text.push(number),
-            }
         }
         graphics_per_page.push(graphics);
         pages.push(PageElements {
@@ -314,19 +310,13 @@ fn pictures_to_read(
         .filter(|g| g.kind == crate::figures::GraphicKind::Image)
         .map(|g| g.bbox)
         .collect();
-    // Join touching images until none touch.
-    let touch = |a: &BBox, b: &BBox| {
-        a.left - 2.0 <= b.right
-            && b.left - 2.0 <= a.right
-            && a.bottom - 2.0 <= b.top
-            && b.bottom - 2.0 <= a.top
-    };
+    // Join touching images (within 2 pt) until none touch.
     let mut joined = true;
     while joined {
         joined = false;
         'outer: for i in 0..boxes.len() {
             for j in i + 1..boxes.len() {
-                if touch(&boxes[i], &boxes[j]) {
+                if crate::figures::near(&boxes[i], &boxes[j], 2.0) {
                     boxes[i] = boxes[i].union(&boxes[j]);
                     boxes.swap_remove(j);
                     joined = true;
