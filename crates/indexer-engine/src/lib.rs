@@ -23,7 +23,7 @@ pub use indexer_rerank::SelectorKind;
 pub use ingest::{Failure, FileWarning, IngestConfig, IngestEvent, IngestSummary, doc_id, ingest};
 pub use search::{
     DEFAULT_BUDGET, DEFAULT_CANDIDATES, DEFAULT_SELECTOR, Engine, Hit, SearchRequest,
-    SearchResponse, Timings, load_encoder, load_encoder_for, safe_child,
+    SearchResponse, Timings, load_encoder, load_encoder_for, parse_pages, safe_child,
 };
 pub use snippet::{Snippet, query_terms, snippet, snippet_source};
 

@@ -96,6 +96,19 @@ pub struct SearchResponse {
     pub timings: Timings,
 }
 
+/// Parses a page filter, as the CLI's `--pages` and the server's `pages` take it: one page
+/// (`5`) or an inclusive range (`3-9`), 1-based.
+pub fn parse_pages(s: &str) -> Result<(u32, u32)> {
+    let bad = || Error::BadRequest(format!("pages must look like 3-9 or 5, not {s:?}"));
+    let (a, b) = s.split_once('-').unwrap_or((s, s));
+    let a: u32 = a.trim().parse().map_err(|_| bad())?;
+    let b: u32 = b.trim().parse().map_err(|_| bad())?;
+    if a == 0 || a > b {
+        return Err(bad());
+    }
+    Ok((a, b))
+}
+
 /// An open index with its encoder, ready to answer. Shared between threads; picks up new
 /// index generations with [`Engine::refresh`].
 pub struct Engine {
@@ -344,6 +357,15 @@ pub fn load_encoder_for(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pages_parse() {
+        assert_eq!(parse_pages("3-9").unwrap(), (3, 9));
+        assert_eq!(parse_pages(" 5 ").unwrap(), (5, 5));
+        for bad in ["9-3", "x", "0", "0-2", "", "3-", "-3"] {
+            assert!(parse_pages(bad).is_err(), "{bad:?}");
+        }
+    }
 
     #[test]
     fn safe_child_refuses_escapes() {
