@@ -1,7 +1,7 @@
 //! The search page and `/widget.js` in a real browser: Debian's chromium, headless, driven
 //! through chromedriver with the W3C WebDriver protocol (JSON over HTTP, spoken here with the
 //! small client of `serve.rs`), against a real `indexer serve` over an index of real PDFs.
-//! chromium and chromedriver come from `tools/ci-deps`; without them the test fails.
+//! chromium and chromedriver come from `tools/test-deps`; without them the test fails.
 
 use super::serve::{Guard, Reply, Server, free_port, heavy_lock, http};
 use serde_json::{Value, json};
@@ -52,7 +52,7 @@ fn on_path(name: &str) -> Option<PathBuf> {
 fn chromium_binary() -> PathBuf {
     let launcher = on_path("chromium")
         .or_else(|| on_path("chromium-browser"))
-        .unwrap_or_else(|| panic!("chromium is not installed\nhint: run tools/ci-deps"));
+        .unwrap_or_else(|| panic!("chromium is not installed\nhint: run tools/test-deps"));
     let real = Path::new("/usr/lib/chromium/chromium");
     if real.is_file() {
         real.to_path_buf()
@@ -63,7 +63,7 @@ fn chromium_binary() -> PathBuf {
 
 fn chromedriver_binary() -> PathBuf {
     on_path("chromedriver")
-        .unwrap_or_else(|| panic!("chromedriver is not installed\nhint: run tools/ci-deps"))
+        .unwrap_or_else(|| panic!("chromedriver is not installed\nhint: run tools/test-deps"))
 }
 
 /// A chromedriver with one headless chromium session.
@@ -93,7 +93,7 @@ impl Browser {
         let t0 = Instant::now();
         while !http(driver, "GET", "/status", &[], None).is_ok_and(|r| r.status == 200) {
             if let Some(st) = proc.exited() {
-                panic!("chromedriver exited ({st})\nhint: run tools/ci-deps");
+                panic!("chromedriver exited ({st})\nhint: run tools/test-deps");
             }
             assert!(
                 t0.elapsed() < Duration::from_secs(20),

@@ -44,7 +44,10 @@ fn encoder_with(threads: usize, sessions: usize) -> OnnxEncoder {
             .build()
     };
     build().unwrap_or_else(|e: indexer_embed::Error| {
-        panic!("{e}\nhint: {}", e.hint().unwrap_or("run tools/setup"))
+        panic!(
+            "{e}\nhint: {}",
+            indexer_notes::Hint::hint(&e).unwrap_or_else(|| "run tools/setup".into())
+        )
     })
 }
 
@@ -55,7 +58,9 @@ fn encoder(threads: usize) -> OnnxEncoder {
 /// Consecutive 200-word chunks of the abstracts, the way the chunker cuts running text.
 fn chunks() -> Vec<String> {
     let path = format!("{SCIFACT}/corpus.jsonl");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {path}: {e}"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!("read {path}: {e}: this benchmark reads ../shared/eval/ beside the project, which a clone of the project does not have")
+    });
     let mut words: Vec<String> = Vec::new();
     for line in text.lines() {
         let v: serde_json::Value = serde_json::from_str(line).unwrap();

@@ -33,7 +33,7 @@ fn scifact() -> PathBuf {
 fn json_texts(path: &std::path::Path, field: &str) -> Vec<String> {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| {
         panic!(
-            "cannot read {} ({e}): the benchmark needs the eval sets",
+            "cannot read {} ({e}): this benchmark reads ../shared/eval/ beside the project, which a clone of the project does not have",
             path.display()
         )
     });

@@ -13,11 +13,17 @@ use std::process::Command;
 use std::time::Duration;
 
 fn corpus(name: &str) -> PathBuf {
-    Path::new(concat!(
+    let p = Path::new(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../../shared/corpus"
     ))
-    .join(name)
+    .join(name);
+    assert!(
+        p.is_file(),
+        "{} is missing: this benchmark reads the PDFs of ../shared/corpus/ beside the project, which a clone of the project does not have",
+        p.display()
+    );
+    p
 }
 
 const MANUALS: [(&str, u64); 2] = [("memoir-memman.pdf", 615), ("octave.pdf", 1158)];

@@ -66,7 +66,12 @@ fn fixture() -> Fixture {
     std::fs::create_dir_all(&docs).unwrap();
     for f in PDFS {
         let from = root.join("../shared/corpus").join(f);
-        std::fs::copy(&from, docs.join(f)).unwrap_or_else(|e| panic!("{}: {e}", from.display()));
+        std::fs::copy(&from, docs.join(f)).unwrap_or_else(|e| {
+            panic!(
+                "{}: {e}: this benchmark reads ../shared/corpus/ beside the project, which a clone of the project does not have",
+                from.display()
+            )
+        });
     }
     let index = dir.path().join("index");
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());

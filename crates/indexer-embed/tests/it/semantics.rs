@@ -1,15 +1,12 @@
 //! Semantics on real text: paraphrases score above unrelated pairs.
 
-use std::collections::HashMap;
-
 use indexer_embed::Encoder;
 
 use crate::{dot, encoder};
 
-const SCIFACT: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/eval/beir/scifact"
-);
+/// 30 SciFact claims with their gold abstracts (the first 30 judged pairs with a claim and an
+/// abstract of their own; see `tests/fixtures/README.md`).
+const SCIFACT_PAIRS: &str = include_str!("../fixtures/scifact-pairs.jsonl");
 
 #[test]
 fn a_paraphrase_scores_above_an_unrelated_sentence() {
@@ -34,44 +31,22 @@ fn a_paraphrase_scores_above_an_unrelated_sentence() {
 #[test]
 fn scifact_claims_score_their_gold_abstract_above_another_claims() {
     const N: usize = 30;
-    let read = |name: &str| {
-        std::fs::read_to_string(format!("{SCIFACT}/{name}"))
-            .unwrap_or_else(|e| panic!("read {SCIFACT}/{name}: {e} (the shared eval sets)"))
-    };
-    let mut gold: Vec<(String, String)> = Vec::new();
-    for line in read("qrels.tsv").lines().skip(1) {
-        let mut f = line.split('\t');
-        let (q, d) = (f.next().unwrap().to_string(), f.next().unwrap().to_string());
-        if !gold.iter().any(|(gq, gd)| *gq == q || *gd == d) {
-            gold.push((q, d));
-        }
-        if gold.len() == N {
-            break;
-        }
-    }
-    let field = |line: &str, key: &str| -> (String, String) {
-        let v: serde_json::Value = serde_json::from_str(line).unwrap();
-        let id = v["_id"].as_str().unwrap().to_string();
-        (id, v[key].as_str().unwrap().to_string())
-    };
-    let queries: HashMap<String, String> = read("queries.jsonl")
+    let pairs: Vec<(String, String)> = SCIFACT_PAIRS
         .lines()
-        .map(|l| field(l, "text"))
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            let text = |k: &str| v[k].as_str().unwrap().to_string();
+            (text("claim"), text("abstract"))
+        })
         .collect();
-    let wanted: std::collections::HashSet<&str> = gold.iter().map(|(_, d)| d.as_str()).collect();
-    let docs: HashMap<String, String> = read("corpus.jsonl")
-        .lines()
-        .map(|l| field(l, "text"))
-        .filter(|(id, _)| wanted.contains(id.as_str()))
-        .collect();
-
+    assert_eq!(pairs.len(), N);
     let enc = encoder();
-    let doc_texts: Vec<&str> = gold.iter().map(|(_, d)| docs[d].as_str()).collect();
+    let doc_texts: Vec<&str> = pairs.iter().map(|(_, d)| d.as_str()).collect();
     let d = enc.embed_documents(&doc_texts).unwrap();
     let mut wins = 0;
-    for (i, (q, _)) in gold.iter().enumerate() {
-        let qv = enc.embed_query(&queries[q]).unwrap();
-        let other = (i + 1) % gold.len();
+    for (i, (claim, _)) in pairs.iter().enumerate() {
+        let qv = enc.embed_query(claim).unwrap();
+        let other = (i + 1) % pairs.len();
         if dot(&qv, d.row(i)) > dot(&qv, d.row(other)) {
             wins += 1;
         }

@@ -1,4 +1,4 @@
-//! Integration tests of ingestion on the real PDFs of `../shared/corpus/` and on small PDFs
+//! Integration tests of ingestion on real PDFs (fetched by `tools/test-data`) and on small PDFs
 //! written here with pdfium where exact expectations are needed. They need the runtime
 //! (`tools/setup`) and fail with a clear message without it.
 
@@ -11,13 +11,17 @@ use indexer_ingest::{IngestOptions, parse_file};
 use indexer_notes::{NoteKind, ParsedDocument, WordCounter};
 use std::path::{Path, PathBuf};
 
+/// A test PDF of the workspace's `.test-data/corpus/` (or `$INDEXER_TEST_DATA/corpus/`).
 pub fn corpus(name: &str) -> PathBuf {
-    let p = Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/corpus"
-    ))
-    .join(name);
-    assert!(p.is_file(), "test corpus file {} is missing", p.display());
+    let data = std::env::var_os("INDEXER_TEST_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.test-data"));
+    let p = data.join("corpus").join(name);
+    assert!(
+        p.is_file(),
+        "test PDF {} is missing\nhint: run tools/test-data",
+        p.display()
+    );
     p
 }
 

@@ -11,6 +11,8 @@ pub enum Item {
     Owned(f32, f32, f32, String),
     Rect(f32, f32, f32, f32),
     Image(f32, f32, f32, f32),
+    /// A given picture over the box (left, bottom, right, top).
+    Picture(f32, f32, f32, f32, image::DynamicImage),
 }
 
 /// Writes a PDF with one page per `(width, height, items)`.
@@ -54,6 +56,16 @@ pub fn write_pdf(path: &Path, pages: Vec<(f32, f32, Vec<Item>)>) {
                         None,
                         None,
                         Some(PdfColor::GREY_50),
+                    )
+                    .unwrap();
+                }
+                Item::Picture(l, b, r, t, img) => {
+                    objs.create_image_object(
+                        PdfPoints::new(l),
+                        PdfPoints::new(b),
+                        &img,
+                        Some(PdfPoints::new(r - l)),
+                        Some(PdfPoints::new(t - b)),
                     )
                     .unwrap();
                 }
