@@ -161,6 +161,15 @@ impl Writer {
     }
 
     /// The newest committed generation (0 when none).
+    /// The folder of the crop PNGs of figure and table notes (the one [`Index::crop_dir`]
+    /// reads), created with the index. A note's crop is written here before the commit that
+    /// makes the note visible.
+    ///
+    /// [`Index::crop_dir`]: crate::Index::crop_dir
+    pub fn crop_dir(&self) -> PathBuf {
+        self.dir.join(CROPS)
+    }
+
     pub fn generation(&self) -> u64 {
         self.base.as_ref().map(|m| m.generation).unwrap_or(0)
     }

@@ -2,15 +2,19 @@
 
 use crate::elements::PdfElements;
 use crate::error::{Error, Result};
+use crate::notes::{self, assemble, markup};
 use crate::options::{FileType, IngestOptions, Progress, supported};
 use crate::pdf::{self, CropSpec};
-use crate::{assemble, markup, notes};
-use indexer_notes::{ParsedDocument, TokenCounter, content_hash};
+use indexer_notes::{ParsedDocument, TokenCounter};
 use std::path::Path;
 
 /// Parses one file into notes, in this process (for PDFs: with pdfium bound in this process;
 /// see [`WorkerPool`](crate::WorkerPool) for many files). Figure crops go to `crop_dir` as
 /// PNG files named by [`crop_file_prefix`](crate::crop_file_prefix).
+///
+/// The document's `hash` is left empty: the caller hashed the file already, to decide that it
+/// needs parsing, and sets it (reading a large PDF a second time only to hash it again would
+/// double the I/O of an ingest).
 pub fn parse_file(
     path: &Path,
     doc_id: &str,
@@ -24,7 +28,6 @@ pub fn parse_file(
     })?;
     match kind {
         FileType::Pdf => {
-            let hash = hash_file(path)?;
             let crops = crop_spec(opts, crop_dir)?;
             let el = pdf::extract_pdf(
                 path,
@@ -33,7 +36,7 @@ pub fn parse_file(
                 opts.ocr_pictures,
                 &mut |page, pages| progress(Progress { page, pages }),
             )?;
-            Ok(pdf_document(doc_id, hash, el, opts, counter))
+            Ok(pdf_document(doc_id, el, opts, counter))
         }
         _ => {
             let doc = markup_document(path, doc_id, kind, opts, counter)?;
@@ -54,14 +57,8 @@ pub(crate) fn crop_spec(opts: &IngestOptions, crop_dir: &Path) -> Result<Option<
     }))
 }
 
-pub(crate) fn hash_file(path: &Path) -> Result<String> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    Ok(content_hash(&bytes))
-}
-
 pub(crate) fn pdf_document(
     doc_id: &str,
-    hash: String,
     el: PdfElements,
     opts: &IngestOptions,
     counter: &dyn TokenCounter,
@@ -70,7 +67,7 @@ pub(crate) fn pdf_document(
     let notes = notes::build_notes(doc_id, &paras, &figures, opts, counter);
     ParsedDocument {
         doc: doc_id.to_string(),
-        hash,
+        hash: String::new(),
         title: assemble::title(&el),
         pages: el.pages.len() as u32,
         pages_without_text: el.pages_without_text,
@@ -87,7 +84,6 @@ pub(crate) fn markup_document(
     counter: &dyn TokenCounter,
 ) -> Result<ParsedDocument> {
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    let hash = content_hash(&bytes);
     let src = String::from_utf8(bytes).map_err(|_| Error::NotUtf8 {
         path: path.to_path_buf(),
     })?;
@@ -99,7 +95,7 @@ pub(crate) fn markup_document(
     let notes = notes::build_notes(doc_id, &m.paras, &m.figures, opts, counter);
     Ok(ParsedDocument {
         doc: doc_id.to_string(),
-        hash,
+        hash: String::new(),
         title: m.title,
         pages: 1,
         pages_without_text: Vec::new(),

@@ -75,3 +75,7 @@ pub struct PdfElements {
     pub pages_without_text: Vec<u32>,
     pub warnings: Vec<Warning>,
 }
+
+/// Pages larger than this many points on a side are rendered at a lower resolution, so a
+/// crop never needs a bitmap of gigabytes (PDF allows pages of 14,400 pt, 5 m at 72 dpi).
+pub(crate) const LARGE_PAGE_PT: f32 = 3000.0;

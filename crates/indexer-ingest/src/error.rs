@@ -60,15 +60,6 @@ impl Error {
         )
     }
 
-    /// What the user can do about this error, for a `hint:` line.
-    pub fn hint(&self) -> Option<&'static str> {
-        match self {
-            Error::PdfiumUnavailable { .. } => Some(indexer_runtime::SETUP_HINT),
-            Error::Encrypted { .. } => Some("decrypt the file (for example with qpdf --decrypt)"),
-            _ => None,
-        }
-    }
-
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Error {
         Error::Io {
             path: path.into(),
@@ -135,6 +126,18 @@ impl WireError {
             WireError::PdfiumUnavailable { detail } => Error::PdfiumUnavailable { detail },
             WireError::Pdfium { page, detail } => Error::Pdfium { path, page, detail },
             WireError::Other { detail } => Error::WorkerCrashed { path, detail },
+        }
+    }
+}
+
+impl indexer_notes::Hint for Error {
+    fn hint(&self) -> Option<String> {
+        match self {
+            Error::PdfiumUnavailable { .. } => Some(indexer_runtime::SETUP_HINT.into()),
+            Error::Encrypted { .. } => {
+                Some("decrypt the file (for example with qpdf --decrypt)".into())
+            }
+            _ => None,
         }
     }
 }

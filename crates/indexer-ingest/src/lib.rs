@@ -23,24 +23,21 @@
 //! # Ok::<(), indexer_ingest::Error>(())
 //! ```
 
-mod assemble;
-mod chunk;
+// Two halves: `pdf` (everything that touches pdfium or tesseract: pages, layout, figures,
+// crops, OCR, worker processes) turns a PDF into page elements; `notes` (no pdfium) turns
+// elements or markup into notes. `document` joins them for one file.
 mod document;
 mod elements;
 mod error;
-mod figures;
-mod layout;
-mod markup;
+mod labels;
 mod notes;
-mod ocr;
 mod options;
 mod pdf;
-mod worker;
 
 pub use document::parse_file;
 pub use error::{Error, Result};
-pub use figures::crop_file_prefix;
-pub use ocr::{TESSERACT_ENV, ocr_available};
 pub use options::{Chunking, FileType, IngestOptions, Progress, supported};
+pub use pdf::crops::{crop_file_prefix, remove_stale_crops};
+pub use pdf::ocr::{TESSERACT_ENV, ocr_available};
+pub use pdf::worker::{Event, FAULTS_ENV, WorkerPool, run_worker};
 pub use pdf::{init_pdfium, pdfium};
-pub use worker::{Event, FAULTS_ENV, WorkerPool, run_worker};

@@ -1,4 +1,4 @@
-//! The note data model shared by every `indexer` crate.
+//! The note data model shared by every `indexer` crate, and the [`Hint`] trait of their errors.
 //!
 //! A [`Note`] is one self-contained unit of evidence: a chunk of running text, or a figure or
 //! table with its caption, nearby text and the crop of its region. Notes come from one
@@ -221,7 +221,8 @@ pub struct Warning {
 pub struct ParsedDocument {
     /// Document id (relative path with `/`).
     pub doc: String,
-    /// sha256 of the file's bytes, lowercase hex.
+    /// sha256 of the file's bytes, lowercase hex ([`content_hash`]). The parser leaves it empty;
+    /// whoever hashed the file to decide to parse it sets it.
     pub hash: String,
     /// Title, when the document has one (PDF metadata, first heading, HTML title).
     pub title: Option<String>,
@@ -262,6 +263,13 @@ impl TokenCounter for WordCounter {
     fn count_tokens(&self, text: &str) -> usize {
         text.split_whitespace().count()
     }
+}
+
+/// What the user can do about an error, when there is something: the `hint:` line the CLI
+/// prints under it and the `hint` of the server's error body. Every library crate's error
+/// implements it, so a caller asks one trait rather than each crate's error type.
+pub trait Hint {
+    fn hint(&self) -> Option<String>;
 }
 
 #[cfg(test)]

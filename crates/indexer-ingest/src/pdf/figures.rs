@@ -1,4 +1,5 @@
-//! Figures and tables: graphics on a page, captions, their pairing, and the crops.
+//! Figures and tables: graphics on a page, captions and their pairing (the crops are
+//! [`crops`](super::crops)).
 //!
 //! Most figures in real PDFs are not images but hundreds of vector paths or form XObjects,
 //! and most tables are a few thin horizontal rules. So graphics are grouped geometrically
@@ -6,10 +7,8 @@
 //! label, and each caption takes the nearest free graphic above, below or beside it.
 
 use crate::elements::{LineRole, PageElements, Region, TextLine};
-use crate::error::{Error, Result};
-use crate::notes::label_number;
-use crate::pdf::{CropSpec, LARGE_PAGE_PT};
-use indexer_notes::{BBox, NoteKind, Warning};
+use crate::labels::label_number;
+use indexer_notes::{BBox, NoteKind};
 use pdfium_render::prelude::*;
 
 /// Paths closer than this (points) belong to one graphic.
@@ -22,8 +21,6 @@ const BESIDE_GAP: f32 = 40.0;
 const BACKGROUND_SHARE: f32 = 0.97;
 /// The farthest a caption may sit from its graphic (points).
 const MAX_CAPTION_GAP: f32 = 120.0;
-/// Crops never exceed this many pixels on a side.
-const MAX_RENDER_PX: f32 = 6000.0;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum GraphicKind {
@@ -498,81 +495,6 @@ fn join_lines<'a>(lines: impl Iterator<Item = &'a TextLine>) -> String {
         hyphen = l.hyphen;
     }
     s
-}
-
-/// The prefix of every crop file name of document `doc_id`: 16 hex digits of the sha256 of
-/// the id. Crops are `<prefix>-f<n>.png` (figures) and `<prefix>-b<n>.png` (tables), so a
-/// re-ingest can delete a document's old crops by prefix.
-pub fn crop_file_prefix(doc_id: &str) -> String {
-    indexer_notes::content_hash(doc_id.as_bytes())[..16].to_string()
-}
-
-/// Renders each page that has regions and writes one PNG per region (the graphic plus a
-/// small margin).
-pub(crate) fn write_crops(
-    doc: &PdfDocument,
-    pages: &mut [PageElements],
-    doc_id: &str,
-    spec: &CropSpec,
-    warnings: &mut Vec<Warning>,
-) -> Result<()> {
-    let prefix = crop_file_prefix(doc_id);
-    for page in pages.iter_mut().filter(|p| !p.regions.is_empty()) {
-        let Ok(pdf_page) = doc.pages().get(page.page as i32 - 1) else {
-            continue;
-        };
-        let mut scale = spec.dpi / 72.0;
-        let longest = page.width.max(page.height).max(1.0);
-        if longest * scale > MAX_RENDER_PX || longest > LARGE_PAGE_PT {
-            scale = scale.min(MAX_RENDER_PX / longest);
-        }
-        let config = PdfRenderConfig::new().scale_page_by_factor(scale);
-        let image = match pdf_page
-            .render_with_config(&config)
-            .and_then(|b| b.as_image())
-        {
-            Ok(img) => img,
-            Err(e) => {
-                warnings.push(Warning {
-                    page: Some(page.page),
-                    message: format!(
-                        "{doc_id}: page {} cannot be rendered for crops ({e:?})",
-                        page.page
-                    ),
-                });
-                continue;
-            }
-        };
-        let (iw, ih) = (image.width() as i32, image.height() as i32);
-        for r in &mut page.regions {
-            let m = 4.0;
-            let corner = |x: f32, y: f32| {
-                pdf_page.points_to_pixels(PdfPoints::new(x), PdfPoints::new(y), &config)
-            };
-            let (Ok((x0, y0)), Ok((x1, y1))) = (
-                corner(r.bbox.left - m, r.bbox.top + m),
-                corner(r.bbox.right + m, r.bbox.bottom - m),
-            ) else {
-                continue;
-            };
-            let (xa, xb) = (x0.min(x1).clamp(0, iw), x0.max(x1).clamp(0, iw));
-            let (ya, yb) = (y0.min(y1).clamp(0, ih), y0.max(y1).clamp(0, ih));
-            if xb - xa < 2 || yb - ya < 2 {
-                continue;
-            }
-            let crop = image.crop_imm(xa as u32, ya as u32, (xb - xa) as u32, (yb - ya) as u32);
-            let name = format!("{prefix}-{}{}.png", r.kind.tag(), r.ordinal);
-            let path = spec.dir.join(&name);
-            crop.to_rgb8()
-                .save_with_format(&path, image::ImageFormat::Png)
-                .map_err(|e| Error::Crop {
-                    path: path.clone(),
-                    detail: e.to_string(),
-                })?;
-            r.image = Some(name);
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -1,11 +1,20 @@
 //! The pdfium side: binding the library once per process and reading a PDF into page elements.
 
+pub(crate) mod crops;
+pub(crate) mod figures;
+pub(crate) mod layout;
+pub(crate) mod ocr;
+pub(crate) mod worker;
+
+pub(crate) use crops::CropSpec;
+
+use crate::elements::LARGE_PAGE_PT;
 use crate::elements::{PageElements, PdfElements};
 use crate::error::{Error, Result};
-use crate::layout::{self, CharEvent, rotate};
 use indexer_notes::{BBox, Warning};
+use layout::{CharEvent, rotate};
 use pdfium_render::prelude::*;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::OnceLock;
 
 static PDFIUM: OnceLock<std::result::Result<Pdfium, String>> = OnceLock::new();
@@ -40,13 +49,6 @@ fn pdfium_with(library: Option<&Path>) -> Result<&'static Pdfium> {
     })
 }
 
-/// Where and how figure crops are written.
-#[derive(Debug, Clone)]
-pub(crate) struct CropSpec {
-    pub dir: PathBuf,
-    pub dpi: f32,
-}
-
 fn has_pdf_header(bytes: &[u8]) -> bool {
     // The spec allows junk before the header; readers accept it within the first 1024 bytes.
     let head = &bytes[..bytes.len().min(1024)];
@@ -76,10 +78,6 @@ fn load_error(path: &Path, e: PdfiumError) -> Error {
         },
     }
 }
-
-/// Pages larger than this many points on a side are rendered at a lower resolution, so a
-/// crop never needs a bitmap of gigabytes (PDF allows pages of 14,400 pt, 5 m at 72 dpi).
-pub(crate) const LARGE_PAGE_PT: f32 = 3000.0;
 
 /// Reads a PDF into page elements. `progress(page, pages)` is called after each page.
 pub(crate) fn extract_pdf(
@@ -171,11 +169,11 @@ pub(crate) fn extract_pdf(
             Ok(text) => page_lines(&text, turns),
             Err(_) => Vec::new(),
         };
-        let graphics = crate::figures::collect_graphics(&page, width, height);
+        let graphics = crate::pdf::figures::collect_graphics(&page, width, height);
         // A page with neither text nor graphics is blank (chapter ends in books), not a scan.
         // One with graphics but no text layer is read by OCR when tesseract is there.
         if raw.is_empty() && !page.objects().is_empty() {
-            match crate::ocr::program().map(|p| crate::ocr::page_lines(p, &page, turns)) {
+            match crate::pdf::ocr::program().map(|p| crate::pdf::ocr::page_lines(p, &page, turns)) {
                 Some(Ok(read)) if read.is_empty() => pages_without_text.push(number),
                 Some(Ok(read)) => {
                     raw = read;
@@ -191,14 +189,14 @@ pub(crate) fn extract_pdf(
             }
         } else if ocr_pictures
             && !raw.is_empty()
-            && let Some(program) = crate::ocr::program()
+            && let Some(program) = crate::pdf::ocr::program()
         {
             // Pictures on a page with a text layer whose words are not in it (raster
             // charts, diagrams, screenshots) are read by OCR into the page's lines, as a
             // vector chart's labels are in its text layer.
             let pictures = pictures_to_read(&graphics, &raw, turns, width * height);
             if !pictures.is_empty() {
-                match crate::ocr::picture_lines(program, &page, &pictures, turns) {
+                match crate::pdf::ocr::picture_lines(program, &page, &pictures, turns) {
                     Ok(mut read) => raw.append(&mut read),
                     Err(e) => {
                         if picture_failed.is_empty() {
@@ -224,9 +222,9 @@ pub(crate) fn extract_pdf(
         progress(number, n);
     }
     layout::mark_furniture(&mut pages);
-    crate::figures::detect_regions(&mut pages, graphics_per_page);
+    crate::pdf::figures::detect_regions(&mut pages, graphics_per_page);
     if let Some(spec) = crops {
-        crate::figures::write_crops(&doc, &mut pages, doc_id, spec, &mut warnings)?;
+        crops::write_crops(&doc, &mut pages, doc_id, spec, &mut warnings)?;
     }
     if !ocr_pages.is_empty() {
         warnings.push(Warning {
@@ -246,10 +244,10 @@ pub(crate) fn extract_pdf(
                 path.display(),
                 pages_without_text.len(),
                 page_list(&pages_without_text),
-                if crate::ocr::program().is_some() {
+                if crate::pdf::ocr::program().is_some() {
                     "OCR found no words on them"
                 } else {
-                    crate::ocr::unavailable_hint()
+                    crate::pdf::ocr::unavailable_hint()
                 }
             ),
         });
@@ -300,14 +298,14 @@ const MAX_PICTURES: usize = 8;
 /// with fewer than [`PICTURE_TEXT_CHARS`] characters of the text layer's `lines` (built in
 /// the frame of the page turned by `turns`) over them.
 fn pictures_to_read(
-    graphics: &[crate::figures::Graphic],
+    graphics: &[crate::pdf::figures::Graphic],
     lines: &[crate::elements::TextLine],
     turns: u8,
     page_area: f32,
 ) -> Vec<BBox> {
     let mut boxes: Vec<BBox> = graphics
         .iter()
-        .filter(|g| g.kind == crate::figures::GraphicKind::Image)
+        .filter(|g| g.kind == crate::pdf::figures::GraphicKind::Image)
         .map(|g| g.bbox)
         .collect();
     // Join touching images (within 2 pt) until none touch.
@@ -316,7 +314,7 @@ fn pictures_to_read(
         joined = false;
         'outer: for i in 0..boxes.len() {
             for j in i + 1..boxes.len() {
-                if crate::figures::near(&boxes[i], &boxes[j], 2.0) {
+                if crate::pdf::figures::near(&boxes[i], &boxes[j], 2.0) {
                     boxes[i] = boxes[i].union(&boxes[j]);
                     boxes.swap_remove(j);
                     joined = true;
@@ -408,7 +406,7 @@ mod tests {
     #[test]
     fn pictures_to_read_are_large_images_without_text_over_them() {
         use crate::elements::{LineRole, TextLine};
-        use crate::figures::{Graphic, GraphicKind};
+        use crate::pdf::figures::{Graphic, GraphicKind};
         let image = |l, b, r, t| Graphic {
             bbox: BBox::new(l, b, r, t),
             kind: GraphicKind::Image,

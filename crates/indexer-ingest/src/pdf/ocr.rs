@@ -8,7 +8,7 @@
 //! looked up on `PATH`. Without the program, such pages are reported as needing OCR.
 
 use crate::elements::{LineRole, TextLine};
-use crate::layout::rotate;
+use crate::pdf::layout::rotate;
 use indexer_notes::BBox;
 use pdfium_render::prelude::*;
 use std::io::Write;

@@ -1,7 +1,7 @@
 //! Worker processes for PDFs: the job protocol (JSON lines over stdin/stdout), the worker
 //! loop and the pool that drives several workers.
 
-use crate::document::{self, crop_spec, hash_file, pdf_document};
+use crate::document::{self, crop_spec, pdf_document};
 use crate::elements::PdfElements;
 use crate::error::{Error, Result, WireError};
 use crate::options::{FileType, IngestOptions, Progress, supported};
@@ -149,6 +149,11 @@ impl WorkerPool {
     /// A pool that starts `jobs` workers (at least one) with `worker_command`: for example the
     /// `indexer` binary with its hidden `__pdf-worker` argument. The command's program,
     /// arguments, environment and working folder are used for every worker it starts.
+    /// The number of worker processes: `jobs`, at least 1 (the one place it is clamped).
+    pub fn jobs(&self) -> usize {
+        self.jobs
+    }
+
     pub fn new(worker_command: Command, jobs: usize) -> WorkerPool {
         WorkerPool {
             program: worker_command.get_program().into(),
@@ -302,7 +307,6 @@ impl WorkerPool {
             };
             return document::parse_file(path, doc, opts, counter, crop_dir, &mut progress);
         }
-        let hash = hash_file(path)?;
         let crops = crop_spec(opts, crop_dir)?;
         let job = Job {
             path: path.to_path_buf(),
@@ -377,7 +381,7 @@ impl WorkerPool {
                             });
                         }
                         Reply::Done { elements } => {
-                            return Ok(pdf_document(doc, hash, *elements, opts, counter));
+                            return Ok(pdf_document(doc, *elements, opts, counter));
                         }
                         Reply::Failed { error } => return Err(error.into_error(path.to_path_buf())),
                     }
