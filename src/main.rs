@@ -10,8 +10,10 @@ mod progress;
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
-use indexer_engine::{Engine, Filter, IngestConfig, SearchRequest, SelectorKind};
-use indexer_notes::NoteKind;
+use indexer_engine::{
+    Chunking, DEFAULT_MODEL, Encoder, Engine, Filter, Hint, IndexView, IngestConfig, NoteKind,
+    OnnxEncoder, Runtime, SearchRequest, SelectorKind,
+};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -176,12 +178,16 @@ struct EvalArgs {
     /// Only the first N questions
     #[arg(long, value_name = "N")]
     limit: Option<usize>,
-    /// Worker processes for PDFs
+    /// Worker processes for PDFs [env: INDEXER_JOBS] [default: number of cores]
     #[arg(long, short = 'j', value_name = "N")]
     jobs: Option<usize>,
     /// Ingest the documents with `ingest --ocr-pictures`
     #[arg(long)]
     ocr_pictures: bool,
+    /// Encoder of the evaluation's index (as for `ingest`)
+    /// [env: INDEXER_MODEL] [default: all-MiniLM-L6-v2]
+    #[arg(long, value_name = "MODEL")]
+    model: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -196,29 +202,31 @@ enum ExportFormat {
     Jsonl,
 }
 
-/// An error that ends the command with exit code 2 and the error's own hint.
+/// The hint of the first error in the chain that has one. Every library error reaches the
+/// binary as the engine's or the evaluation's error, and both implement [`Hint`].
 fn hint_of(e: &anyhow::Error) -> Option<String> {
-    for cause in e.chain() {
+    e.chain().find_map(|cause| {
         if let Some(e) = cause.downcast_ref::<indexer_engine::Error>() {
-            return e.hint();
+            e.hint()
+        } else if let Some(e) = cause.downcast_ref::<indexer_eval::Error>() {
+            e.hint()
+        } else {
+            None
         }
-        if let Some(e) = cause.downcast_ref::<indexer_runtime::Error>() {
-            return Some(e.hint().to_string());
-        }
-        if let Some(e) = cause.downcast_ref::<indexer_index::Error>() {
-            return e.hint();
-        }
-        if let Some(e) = cause.downcast_ref::<indexer_embed::Error>() {
-            return e.hint().map(str::to_string);
-        }
-    }
-    None
+    })
 }
 
+/// A write to a closed pipe (`indexer export | head -1`), straight or through serde_json.
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
-        c.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+        let kind = c
+            .downcast_ref::<std::io::Error>()
+            .map(std::io::Error::kind)
+            .or_else(|| {
+                c.downcast_ref::<serde_json::Error>()
+                    .and_then(serde_json::Error::io_error_kind)
+            });
+        kind == Some(std::io::ErrorKind::BrokenPipe)
     })
 }
 
@@ -251,33 +259,36 @@ fn run(cli: Cli) -> Result<ExitCode> {
         .unwrap_or_else(|| PathBuf::from(".indexer"));
     match cli.command {
         Command::PdfWorker => {
-            indexer_ingest::run_worker().context("pdf worker")?;
+            indexer_engine::run_worker().context("pdf worker")?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Runtime => {
-            let rt = indexer_runtime::Runtime::discover()?;
+            let rt = runtime()?;
             let mut out = std::io::stdout().lock();
             writeln!(out, "runtime: {}", rt.root().display())?;
-            rt.check()?;
-            writeln!(out, "pdfium: {}", rt.pdfium_library()?.display())?;
-            writeln!(out, "onnxruntime: {}", rt.onnxruntime_library()?.display())?;
-            writeln!(
-                out,
-                "default model: {}",
-                rt.model_dir(indexer_runtime::DEFAULT_MODEL)?.display()
-            )?;
+            let found = || -> Result<[PathBuf; 3], indexer_engine::Error> {
+                rt.check()?;
+                Ok([
+                    rt.pdfium_library()?,
+                    rt.onnxruntime_library()?,
+                    rt.model_dir(DEFAULT_MODEL)?,
+                ])
+            };
+            let [pdfium, onnxruntime, model] = found()?;
+            writeln!(out, "pdfium: {}", pdfium.display())?;
+            writeln!(out, "onnxruntime: {}", onnxruntime.display())?;
+            writeln!(out, "default model: {}", model.display())?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Ingest(args) => ingest(args, &cfg, index_dir),
-        Command::Eval(args) => eval(args, explicit_index),
+        Command::Eval(args) => eval(args, &cfg, explicit_index),
         Command::Serve {
             addr,
             cors,
             docs_root,
         } => {
-            let rt = indexer_runtime::Runtime::discover()?;
-            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-            let engine = std::sync::Arc::new(Engine::open_concurrent(&index_dir, &rt, cores)?);
+            let rt = runtime()?;
+            let engine = std::sync::Arc::new(Engine::open_concurrent(&index_dir, &rt, cores())?);
             let cfg = indexer_server::ServerConfig {
                 cors_origins: cors,
                 docs_root: Some(match docs_root {
@@ -292,8 +303,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Query(args) => query(args, &cfg, index_dir),
         Command::Show { note_id, json } => {
-            let index = indexer_index::Index::open(&index_dir)?;
-            let Some(note) = index.note(&note_id) else {
+            let view = IndexView::open(&index_dir)?;
+            let Some(note) = view.note(&note_id) else {
                 bail!("no note {note_id:?} in {}", index_dir.display());
             };
             let mut out = std::io::stdout().lock();
@@ -301,22 +312,22 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 serde_json::to_writer_pretty(&mut out, &note)?;
                 writeln!(out)?;
             } else {
-                output::show_note(&mut out, &note, &index.crop_dir())?;
+                output::show_note(&mut out, &note, &view)?;
             }
             Ok(ExitCode::SUCCESS)
         }
         Command::Stats { json } => {
-            let index = indexer_index::Index::open(&index_dir)?;
+            let view = IndexView::open(&index_dir)?;
             let mut out = std::io::stdout().lock();
-            output::stats(&mut out, &index, &index_dir, json)?;
+            output::stats(&mut out, &view, &index_dir, json)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Export {
             format: ExportFormat::Jsonl,
         } => {
-            let index = indexer_index::Index::open(&index_dir)?;
+            let view = IndexView::open(&index_dir)?;
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            for (_, note) in index.all_notes() {
+            for note in view.notes() {
                 serde_json::to_writer(&mut out, &note)?;
                 writeln!(out)?;
             }
@@ -334,35 +345,44 @@ fn worker_command() -> Result<std::process::Command> {
     Ok(cmd)
 }
 
-fn ingest(args: IngestArgs, cfg: &config::Config, index_dir: PathBuf) -> Result<ExitCode> {
-    let jobs = args
-        .jobs
+/// The machine's cores: PDF workers and encoder sessions by default.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+fn runtime() -> Result<Runtime> {
+    Ok(Runtime::discover().map_err(indexer_engine::Error::from)?)
+}
+
+/// PDF worker processes: the flag, else `INDEXER_JOBS`, else `jobs` in indexer.toml, else
+/// one per core (the worker pool makes 0 into 1).
+fn jobs(flag: Option<usize>, cfg: &config::Config) -> Result<usize> {
+    Ok(flag
         .or(config::env_parse("INDEXER_JOBS")?)
         .or(cfg.jobs)
-        .unwrap_or_else(|| {
-            std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1)
-        })
-        .max(1);
+        .unwrap_or_else(cores))
+}
+
+/// The encoder of a new index: the flag, else `INDEXER_MODEL`, else `model` in indexer.toml,
+/// else the default model.
+fn model(flag: Option<String>, cfg: &config::Config) -> String {
+    flag.or(config::env_string("INDEXER_MODEL"))
+        .or(cfg.model.clone())
+        .unwrap_or_else(|| DEFAULT_MODEL.to_string())
+}
+
+fn ingest(args: IngestArgs, cfg: &config::Config, index_dir: PathBuf) -> Result<ExitCode> {
+    let jobs = jobs(args.jobs, cfg)?;
     for p in &args.paths {
         if !p.exists() {
             bail!("{}: no such file or folder", p.display());
         }
     }
-    let rt = indexer_runtime::Runtime::discover()?;
+    let rt = runtime()?;
     // Fail early, before any work, if pdfium is missing; the workers bind it themselves.
-    rt.pdfium_library()?;
-    let model = args
-        .model
-        .or(config::env_string("INDEXER_MODEL"))
-        .or(cfg.model.clone())
-        .unwrap_or_else(|| indexer_runtime::DEFAULT_MODEL.to_string());
+    rt.pdfium_library().map_err(indexer_engine::Error::from)?;
     // Embedding is the slow part of ingest and runs after parsing: give it every core.
-    let cores = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1);
-    let encoder = indexer_engine::load_encoder(&rt, &model, cores)?;
+    let encoder = indexer_engine::load_encoder(&rt, &model(args.model, cfg), cores())?;
     let quiet = args.quiet;
     let summary = run_ingest(
         &args.paths,
@@ -430,40 +450,21 @@ struct IngestRun<'a> {
 fn run_ingest(
     paths: &[PathBuf],
     run: IngestRun<'_>,
-    encoder: &indexer_embed::OnnxEncoder,
+    encoder: &OnnxEncoder,
 ) -> Result<indexer_engine::IngestSummary> {
-    use indexer_embed::Encoder;
     let mut icfg = IngestConfig::new(run.index_dir, run.base, worker_command()?);
-    icfg.options.jobs = run.jobs.max(1);
+    icfg.options.jobs = run.jobs;
     icfg.options.crops = run.crops;
     icfg.options.ocr_pictures = run.ocr_pictures;
     icfg.options.chunking = if run.paper_chunks {
-        indexer_ingest::Chunking::PAPER
+        Chunking::PAPER
     } else {
-        indexer_ingest::Chunking::tokens(encoder.max_tokens())
+        Chunking::tokens(encoder.max_tokens())
     };
     let mut reporter = progress::Reporter::new(run.quiet, std::io::stderr().is_terminal());
     let summary = indexer_engine::ingest(paths, &icfg, encoder, &mut |e| reporter.event(e))?;
     reporter.finish();
     Ok(summary)
-}
-
-fn parse_pages(s: &str) -> Result<(u32, u32)> {
-    let bad = || anyhow::anyhow!("--pages {s:?}: expected a page (`5`) or a range (`3-9`)");
-    let (a, b) = match s.split_once('-') {
-        Some((a, b)) => (
-            a.trim().parse().map_err(|_| bad())?,
-            b.trim().parse().map_err(|_| bad())?,
-        ),
-        None => {
-            let p = s.trim().parse().map_err(|_| bad())?;
-            (p, p)
-        }
-    };
-    if a == 0 || b < a {
-        return Err(bad());
-    }
-    Ok((a, b))
 }
 
 fn query(args: QueryArgs, cfg: &config::Config, index_dir: PathBuf) -> Result<ExitCode> {
@@ -487,10 +488,14 @@ fn query(args: QueryArgs, cfg: &config::Config, index_dir: PathBuf) -> Result<Ex
         .or(config::env_parse("INDEXER_CANDIDATES")?)
         .or(cfg.candidates)
         .unwrap_or(indexer_engine::DEFAULT_CANDIDATES);
-    let pages = args.pages.as_deref().map(parse_pages).transpose()?;
+    let pages = args
+        .pages
+        .as_deref()
+        .map(indexer_engine::parse_pages)
+        .transpose()
+        .context("--pages")?;
     let format = args.format.unwrap_or(Format::Text);
-    let rt = indexer_runtime::Runtime::discover()?;
-    let engine = Engine::open(&index_dir, &rt)?;
+    let engine = Engine::open(&index_dir, &runtime()?)?;
     let req = SearchRequest {
         query: args.question,
         budget,
@@ -518,30 +523,20 @@ fn query(args: QueryArgs, cfg: &config::Config, index_dir: PathBuf) -> Result<Ex
     Ok(ExitCode::SUCCESS)
 }
 
-fn eval(args: EvalArgs, index: Option<PathBuf>) -> Result<ExitCode> {
-    let rt = indexer_runtime::Runtime::discover()?;
-    let cores = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1);
+fn eval(args: EvalArgs, cfg: &config::Config, index: Option<PathBuf>) -> Result<ExitCode> {
+    let rt = runtime()?;
+    let encoder = std::sync::Arc::new(indexer_engine::load_encoder(
+        &rt,
+        &model(args.model.clone(), cfg),
+        cores(),
+    )?);
     if let Some(beir) = args.beir {
         let index_dir = index.unwrap_or_else(|| args.out.join("beir-index"));
-        let encoder = std::sync::Arc::new(indexer_engine::load_encoder(
-            &rt,
-            indexer_runtime::DEFAULT_MODEL,
-            cores,
-        )?);
         let report = with_bar("beir", |progress| {
             indexer_eval::run_beir(&beir, &index_dir, encoder, &args.out, progress)
         })?;
         let mut out = std::io::stdout().lock();
-        writeln!(
-            out,
-            "{} ({} documents, {} queries, model {})",
-            report.dataset, report.documents, report.queries, report.model
-        )?;
-        for m in &report.methods {
-            writeln!(out, "  {m:?}")?;
-        }
+        out.write_all(indexer_eval::beir_markdown(&report).as_bytes())?;
         writeln!(out, "report: {}", args.out.join("beir.md").display())?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -551,17 +546,12 @@ fn eval(args: EvalArgs, index: Option<PathBuf>) -> Result<ExitCode> {
     let docs = args.docs.expect("clap requires --docs with --questions");
     let index_dir = index.unwrap_or_else(|| args.out.join("index"));
     // Ingest is incremental: on a rerun the documents are found unchanged in seconds.
-    let encoder = std::sync::Arc::new(indexer_engine::load_encoder(
-        &rt,
-        indexer_runtime::DEFAULT_MODEL,
-        cores,
-    )?);
     let summary = run_ingest(
         std::slice::from_ref(&docs),
         IngestRun {
             index_dir: &index_dir,
             base: docs.clone(),
-            jobs: args.jobs.unwrap_or(cores),
+            jobs: jobs(args.jobs, cfg)?,
             crops: true,
             paper_chunks: false,
             ocr_pictures: args.ocr_pictures,

@@ -1,8 +1,7 @@
 //! Human-readable output: query results as text and as a Markdown evidence pack, notes,
 //! stats and the ingest summary.
 
-use indexer_engine::{IngestSummary, SearchResponse};
-use indexer_notes::{Note, NoteKind};
+use indexer_engine::{IndexView, IngestSummary, Note, NoteKind, SearchResponse};
 use std::io::{Result, Write};
 use std::path::Path;
 
@@ -110,7 +109,7 @@ pub fn markdown(out: &mut dyn Write, r: &SearchResponse) -> Result<()> {
     Ok(())
 }
 
-pub fn show_note(out: &mut dyn Write, n: &Note, crop_dir: &Path) -> Result<()> {
+pub fn show_note(out: &mut dyn Write, n: &Note, view: &IndexView) -> Result<()> {
     writeln!(out, "id:       {}", n.id)?;
     writeln!(out, "document: {}", n.doc)?;
     if let Some(p) = n.page {
@@ -130,12 +129,11 @@ pub fn show_note(out: &mut dyn Write, n: &Note, crop_dir: &Path) -> Result<()> {
     if let Some(c) = &n.caption {
         writeln!(out, "caption:  {c}")?;
     }
-    if let Some(i) = &n.image {
-        let path = if n.page.is_some() {
-            crop_dir.join(i)
-        } else {
-            i.into()
-        };
+    // A PDF note's crop is in the index; a Markdown or HTML image is the user's file.
+    if let Some(path) = view
+        .crop_path(n)
+        .or_else(|| n.image.as_ref().map(std::path::PathBuf::from))
+    {
         writeln!(out, "image:    {}", path.display())?;
     }
     if !n.summary.is_empty() {
@@ -159,12 +157,7 @@ pub fn show_note(out: &mut dyn Write, n: &Note, crop_dir: &Path) -> Result<()> {
     Ok(())
 }
 
-pub fn stats(
-    out: &mut dyn Write,
-    index: &indexer_index::Index,
-    dir: &Path,
-    json: bool,
-) -> Result<()> {
+pub fn stats(out: &mut dyn Write, index: &IndexView, dir: &Path, json: bool) -> Result<()> {
     let s = index.stats();
     let failures = index.failures();
     if json {

@@ -1,6 +1,7 @@
-//! End-to-end tests of the `indexer` binary on real PDFs from `../shared/corpus/`, with the
-//! real pdfium, the real encoder and a real index on disk in a temporary folder. They need the
-//! runtime that `tools/setup` installs and fail (do not skip) without it.
+//! End-to-end tests of the `indexer` binary on real PDFs (fetched from Debian packages by
+//! `tools/test-data`), with the real pdfium, the real encoder and a real index on disk in a
+//! temporary folder. They need the runtime that `tools/setup` installs and the PDFs, and fail
+//! (do not skip) without them; `tools/test` installs both.
 
 mod browser;
 mod load;
@@ -10,10 +11,18 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// A test PDF of `.test-data/corpus/` (or `$INDEXER_TEST_DATA/corpus/`).
 fn corpus(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/corpus")
-        .join(name)
+    let data = std::env::var_os("INDEXER_TEST_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join(".test-data"));
+    let p = data.join("corpus").join(name);
+    assert!(
+        p.is_file(),
+        "test PDF {} is missing\nhint: run tools/test-data",
+        p.display()
+    );
+    p
 }
 
 fn runtime() -> PathBuf {
@@ -532,4 +541,96 @@ fn other_parse_settings_parse_unchanged_files_again() {
     assert_eq!(run(&["--paper-chunks"]), (0, 1, 0));
     assert_eq!(run(&["--paper-chunks"]), (0, 0, 1));
     assert_eq!(run(&[]), (0, 1, 0));
+}
+
+/// Found when tried as a new user would: a folder ingested by its absolute path has absolute
+/// document ids, and `--doc` finds them by a unique suffix; a document the index does not have
+/// is an error with the closest ids, not an empty answer; `export` into a pipe closed after
+/// one line (`| head -1`) succeeds quietly.
+#[test]
+fn document_filters_and_closed_pipes() {
+    let t = tempfile::tempdir().unwrap();
+    let docs = t.path().join("papers");
+    std::fs::create_dir_all(docs.join("a")).unwrap();
+    std::fs::create_dir_all(docs.join("b")).unwrap();
+    let text = "# Mosaic plots\n\nA mosaic plot shows a contingency table as tiles whose areas are the cell frequencies.\n";
+    std::fs::write(docs.join("a/mosaic.md"), text).unwrap();
+    std::fs::write(docs.join("b/mosaic.md"), text).unwrap();
+    std::fs::write(
+        docs.join("b/lattice.md"),
+        "# Lattice\n\nTrellis displays of grouped data.\n",
+    )
+    .unwrap();
+    // A long log, so that `export` writes more than a pipe holds (64 KiB on Linux).
+    let log: String = (1..=2000)
+        .map(|i| format!("## Day {i}\n\nThe weather station recorded rain on day {i}, with wind from the west and a cold night after it.\n\n"))
+        .collect();
+    std::fs::write(docs.join("b/weather-log.md"), log).unwrap();
+    // The index is elsewhere, so the ids of the folder's files are absolute paths.
+    let work = t.path().join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let abs = docs.to_string_lossy().into_owned();
+    let o = indexer(&work, &["ingest", &abs, "--quiet"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+
+    let query = |doc: &str| {
+        indexer(
+            &work,
+            &["query", "mosaic plot", "--doc", doc, "--format", "json"],
+        )
+    };
+    let o = query("lattice.md");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r = json(&o);
+    let hits = r["hits"].as_array().unwrap();
+    assert!(!hits.is_empty());
+    let want = format!("{abs}/b/lattice.md");
+    assert!(
+        hits.iter().all(|h| h["note"]["doc"] == want.as_str()),
+        "{r}"
+    );
+
+    // Two documents end with mosaic.md: the error lists both; b/mosaic.md is unique.
+    let o = query("mosaic.md");
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains("names several documents")
+            && e.contains("a/mosaic.md")
+            && e.contains("b/mosaic.md"),
+        "{e}"
+    );
+    assert_eq!(query("b/mosaic.md").status.code(), Some(0));
+
+    let o = query("latice.md");
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains("error: no document \"latice.md\" in the index"),
+        "{e}"
+    );
+    assert!(
+        e.contains(&format!("hint: did you mean {abs}/b/lattice.md?")),
+        "{e}"
+    );
+
+    // `indexer export | head -1`: the pipe closes after one line.
+    use std::io::BufRead;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_indexer"))
+        .args(["export", "--format", "jsonl"])
+        .current_dir(&work)
+        .env("INDEXER_RUNTIME", runtime())
+        .env_remove("INDEXER_INDEX")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.starts_with('{'), "{first}");
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).is_empty(), "{}", stderr(&o));
 }

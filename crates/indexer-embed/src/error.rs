@@ -44,22 +44,23 @@ pub enum Error {
     Tokenize(String),
 }
 
-impl Error {
-    /// What the user can do about this error, for a `hint:` line.
-    pub fn hint(&self) -> Option<&'static str> {
+impl indexer_notes::Hint for Error {
+    fn hint(&self) -> Option<String> {
         match self {
-            Error::Runtime(e) => Some(e.hint()),
-            Error::MissingFile(_) | Error::LoadRuntime { .. } => Some(SETUP_HINT),
+            Error::Runtime(e) => e.hint(),
+            Error::MissingFile(_) | Error::LoadRuntime { .. } => Some(SETUP_HINT.into()),
             Error::Manifest { .. } | Error::ModelMismatch { .. } => {
-                Some("fix model.toml in the model folder (see the indexer-embed README)")
+                Some("fix model.toml in the model folder (see the indexer-embed README)".into())
             }
             Error::IndexModelMismatch { .. } => {
-                Some("query with the model the index was built with, or ingest again")
+                Some("query with the model the index was built with, or ingest again".into())
             }
             _ => None,
         }
     }
+}
 
+impl Error {
     /// True for errors the user causes and can fix; false for internal and IO failures.
     pub fn is_user_error(&self) -> bool {
         !matches!(

@@ -345,18 +345,12 @@ pub fn ingest(
     for doc in &to_remove {
         writer.remove(doc)?;
         summary.removed.push(doc.clone());
-        stale_crops.push((indexer_ingest::crop_file_prefix(doc), BTreeSet::new()));
+        stale_crops.push((doc.clone(), BTreeSet::new()));
     }
 
     let pool = WorkerPool::new(clone_command(&cfg.worker), cfg.options.jobs);
-    // The same folder `Index::crop_dir` names: crops are written there before the commit that
-    // makes their notes visible.
-    let crop_dir = cfg.index_dir.join("crops");
-    std::fs::create_dir_all(&crop_dir).map_err(|e| Error::Input {
-        path: crop_dir.clone(),
-        message: e.to_string(),
-    })?;
-    let batch = (cfg.options.jobs.max(1) * 4).min(cfg.commit_every_files.max(1));
+    let crop_dir = writer.crop_dir();
+    let batch = (pool.jobs() * 4).min(cfg.commit_every_files.max(1));
     let mut since_commit = 0usize;
     let mut last_commit = Instant::now();
     let mut dirty = !to_remove.is_empty();
@@ -405,7 +399,7 @@ pub fn ingest(
                             .iter()
                             .filter_map(|n| n.image.clone())
                             .collect();
-                        stale_crops.push((indexer_ingest::crop_file_prefix(&doc), keep));
+                        stale_crops.push((doc.clone(), keep));
                     }
                     let texts: Vec<&str> = parsed.notes.iter().map(|n| n.text.as_str()).collect();
                     let mut vectors = Vec::with_capacity(texts.len() * encoder.dim());
@@ -465,28 +459,11 @@ pub fn ingest(
     Ok(summary)
 }
 
-/// Deletes crop files of the given document prefixes that are not in their keep set. A reader
-/// still on an older generation may then miss such an image (a 404 for the server), never get
-/// a wrong one: crop names are unique per document and figure.
+/// Deletes the crops that the documents' notes in the generation just committed no longer
+/// use (see [`indexer_ingest::remove_stale_crops`]).
 fn remove_stale_crops(crop_dir: &Path, stale: &mut Vec<(String, BTreeSet<String>)>) {
-    if stale.is_empty() {
-        return;
-    }
-    let Ok(entries) = std::fs::read_dir(crop_dir) else {
-        return;
-    };
-    let names: Vec<String> = entries
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    for (prefix, keep) in stale.drain(..) {
-        let dash = format!("{prefix}-");
-        for name in names
-            .iter()
-            .filter(|n| n.starts_with(&dash) && !keep.contains(*n))
-        {
-            let _ = std::fs::remove_file(crop_dir.join(name));
-        }
+    for (doc, keep) in stale.drain(..) {
+        indexer_ingest::remove_stale_crops(crop_dir, &doc, &keep);
     }
 }
 

@@ -17,15 +17,23 @@
 mod ingest;
 mod search;
 mod snippet;
+mod texts;
+mod view;
 
-pub use indexer_index::Filter;
-pub use indexer_rerank::SelectorKind;
-pub use ingest::{Failure, FileWarning, IngestConfig, IngestEvent, IngestSummary, doc_id, ingest};
+pub use indexer_embed::{Encoder, OnnxEncoder};
+pub use indexer_index::{DocumentInfo, FailureInfo, Filter, Stats};
+pub use indexer_ingest::{Chunking, run_worker};
+pub use indexer_notes::{Hint, Link, LinkKind, Note, NoteKind, ParsedDocument};
+pub use indexer_rerank::{CdsDiagnostics, Selection, SelectorKind};
+pub use indexer_runtime::{DEFAULT_MODEL, Runtime};
+pub use ingest::{Failure, FileWarning, IngestConfig, IngestEvent, IngestSummary, ingest};
 pub use search::{
-    DEFAULT_BUDGET, DEFAULT_CANDIDATES, DEFAULT_SELECTOR, Engine, Hit, SearchRequest,
-    SearchResponse, Timings, load_encoder, load_encoder_for, parse_pages, safe_child,
+    DEFAULT_BUDGET, DEFAULT_CANDIDATES, DEFAULT_SELECTOR, Engine, Hit, Pool, PoolEntry,
+    SearchRequest, SearchResponse, Timings, load_encoder, load_encoder_for, parse_pages,
 };
-pub use snippet::{Snippet, query_terms, snippet, snippet_source};
+pub use snippet::{Snippet, snippet_source};
+pub use texts::{Rankings, TextDocument, index_texts};
+pub use view::{IndexView, safe_child};
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -40,6 +48,14 @@ pub enum Error {
     Input {
         path: std::path::PathBuf,
         message: String,
+    },
+    /// A document filter names no document of the index.
+    #[error("{}", unknown_document(doc, *ambiguous, closest))]
+    UnknownDocument {
+        doc: String,
+        /// Several ids end with `/doc`; `closest` lists them.
+        ambiguous: bool,
+        closest: Vec<String>,
     },
     /// The index was built with a model that is not installed in the runtime.
     #[error("the index was built with the model {id}, which no model.toml under {} names", models.display())]
@@ -59,25 +75,49 @@ pub enum Error {
     Rerank(#[from] indexer_rerank::Error),
 }
 
-impl Error {
-    /// What the user can do, for a `hint:` line.
-    pub fn hint(&self) -> Option<String> {
+fn unknown_document(doc: &str, ambiguous: bool, closest: &[String]) -> String {
+    if ambiguous {
+        format!(
+            "{doc:?} names several documents of the index: {}",
+            closest.join(", ")
+        )
+    } else {
+        format!("no document {doc:?} in the index")
+    }
+}
+
+impl Hint for Error {
+    fn hint(&self) -> Option<String> {
         match self {
-            Error::Runtime(e) => Some(e.hint().to_string()),
+            Error::UnknownDocument {
+                ambiguous: false,
+                closest,
+                ..
+            } if !closest.is_empty() => Some(format!("did you mean {}?", closest.join(", "))),
+            Error::UnknownDocument { ambiguous, .. } => Some(if *ambiguous {
+                "name the document by more of its path".into()
+            } else {
+                "indexer stats --json lists the documents".into()
+            }),
             Error::ModelNotInstalled { .. } => Some(
                 "install that model's folder (ONNX file, tokenizer.json, model.toml) under the runtime's models/, or re-ingest into a new index with --model".into(),
             ),
-            Error::Embed(e) => e.hint().map(str::to_string),
+            Error::Runtime(e) => e.hint(),
+            Error::Embed(e) => e.hint(),
             Error::Index(e) => e.hint(),
-            _ => None,
+            Error::Ingest(e) => e.hint(),
+            Error::BadRequest(_) | Error::Input { .. } | Error::Rerank(_) => None,
         }
     }
+}
 
+impl Error {
     /// Whether the error is the caller's to fix (a 4xx for the server), not an internal one.
     pub fn is_user_error(&self) -> bool {
         match self {
             Error::BadRequest(_)
             | Error::Input { .. }
+            | Error::UnknownDocument { .. }
             | Error::Runtime(_)
             | Error::ModelNotInstalled { .. } => true,
             Error::Embed(e) => e.is_user_error(),

@@ -1,21 +1,21 @@
 //! Search: a question in, an evidence set out.
 
 use crate::snippet::{Snippet, query_terms, snippet, snippet_source};
+use crate::view::IndexView;
 use crate::{Error, Result};
 use indexer_embed::{Encoder, OnnxEncoder};
 use indexer_index::{CandidateQuery, Filter, Index};
 use indexer_notes::Note;
-use indexer_rerank::{Candidates, CdsDiagnostics, SelectorKind};
+use indexer_rerank::{Candidates, CdsDiagnostics, Selection, SelectorKind};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 use std::time::Instant;
 
-/// The selector used when none is named, decided by `indexer eval` on all of mmlb-dev (234
-/// answerable questions): the hybrid first stage's own order (`fused`, reciprocal rank fusion
-/// of BM25 and vectors) had the best gold page recall at every budget, 51.9% at B = 10 against
-/// 49.3% for cosine and 45.1% for exact CDS, 40.9% at B = 3 against 30.8% (see the README's
-/// "Choosing the selector"). CDS stays one flag away.
+/// The selector used when none is named, decided by `indexer eval` on all of mmlb-dev (see
+/// the README's "Choosing the selector" for the figures of the current run): the hybrid first
+/// stage's own order (`fused`, reciprocal rank fusion of BM25 and vectors) has the best gold
+/// page recall at every budget. CDS stays one flag away.
 pub const DEFAULT_SELECTOR: SelectorKind = SelectorKind::Fused;
 /// Evidence notes per answer (the paper's B).
 pub const DEFAULT_BUDGET: usize = 10;
@@ -161,7 +161,7 @@ impl Engine {
 
     /// The index generation being served now. A clone of the `Arc`: a search holds it for its
     /// whole duration, so a refresh never changes the generation under a running query.
-    pub fn index(&self) -> Arc<Index> {
+    pub(crate) fn index(&self) -> Arc<Index> {
         self.index.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
@@ -186,6 +186,54 @@ impl Engine {
         Ok(true)
     }
 
+    /// The generation being served now, read-only. A search pins its generation for its whole
+    /// duration, so a refresh never changes the index under a running query.
+    pub fn view(&self) -> IndexView {
+        IndexView::from(self.index())
+    }
+
+    /// The question's vector, as the index's encoder embeds queries.
+    pub fn embed_query(&self, query: &str) -> Result<Vec<f32>> {
+        Ok(self.encoder.embed_query(query)?)
+    }
+
+    /// The hybrid candidates of a question: the top `k` of BM25 and of the vectors, fused by
+    /// reciprocal rank fusion, with `filter` applied inside both searches.
+    pub fn hybrid_pool(
+        &self,
+        query: &str,
+        vector: &[f32],
+        k: usize,
+        filter: &Filter,
+    ) -> Result<Pool> {
+        hybrid_pool(&self.index(), query, vector, k, filter)
+    }
+
+    /// Every note of the given documents as candidates (the CDS paper's pool), with the cosine
+    /// to `vector`; no first-stage ranks.
+    pub fn document_pool(&self, docs: &[String], vector: &[f32]) -> Pool {
+        let index = self.index();
+        let dim = index.dim();
+        let mut pool = Pool {
+            dim,
+            ..Pool::default()
+        };
+        for d in docs {
+            for (o, note) in index.document_notes(d) {
+                let v = index.vector(o);
+                pool.entries.push(PoolEntry {
+                    note,
+                    cosine: indexer_index::dot(v, vector),
+                    bm25_rank: None,
+                    vector_rank: None,
+                });
+                pool.vectors.extend_from_slice(v);
+            }
+        }
+        pool.links = links_among(&pool.entries);
+        pool
+    }
+
     /// Answers a question with an evidence set.
     pub fn search(&self, req: &SearchRequest) -> Result<SearchResponse> {
         let t0 = Instant::now();
@@ -201,57 +249,38 @@ impl Engine {
                 "the number of candidates must be at least 1".into(),
             ));
         }
-        let index = self.index();
-        let qvec = self.encoder.embed_query(query)?;
+        let view = self.view();
+        let mut filter = req.filter.clone();
+        for d in &mut filter.docs {
+            *d = view.resolve_document(d)?;
+        }
+        let qvec = self.embed_query(query)?;
         let t_embed = t0.elapsed();
-        let set = index.candidates(&CandidateQuery {
-            text: query,
-            vector: &qvec,
-            bm25_k: req.candidates,
-            vector_k: req.candidates,
-            rrf_k: 60,
-            filter: req.filter.clone(),
-        })?;
+        let pool = hybrid_pool(view.index(), query, &qvec, req.candidates, &filter)?;
         let t_cand = t0.elapsed();
-        let fused: Vec<f64> = set.hits.iter().map(|h| f64::from(h.rrf)).collect();
-        let cands = Candidates {
-            query: &qvec,
-            notes: &set.vectors,
-            dim: index.dim(),
-            links: &set.links,
-            query_text: query,
-            fused: &fused,
-        };
-        let selection = indexer_rerank::selector(req.selector).select(&cands, req.budget)?;
+        let selection = pool.select(&qvec, query, req.selector, req.budget)?;
         let t_sel = t0.elapsed();
         let terms = query_terms(query);
-        let crop_dir = index.crop_dir();
+        let candidates = pool.len();
+        let mut entries: Vec<Option<PoolEntry>> = pool.entries.into_iter().map(Some).collect();
         let mut hits = Vec::with_capacity(selection.indices.len());
         for (rank, (&i, &score)) in selection.indices.iter().zip(&selection.scores).enumerate() {
-            let c = &set.hits[i];
-            let Some(note) = index.note(&c.note_id) else {
+            let Some(e) = entries.get_mut(i).and_then(Option::take) else {
                 continue;
             };
-            let v = &set.vectors[i * index.dim()..(i + 1) * index.dim()];
-            let cosine = v.iter().zip(&qvec).map(|(a, b)| a * b).sum();
-            let image_path = note
-                .image
-                .as_ref()
-                .filter(|_| note.page.is_some())
-                .map(|f| crop_dir.join(f));
             hits.push(Hit {
                 rank: rank + 1,
                 score,
-                cosine,
-                bm25_rank: c.bm25_rank,
-                vector_rank: c.vector_rank,
+                cosine: e.cosine,
+                bm25_rank: e.bm25_rank,
+                vector_rank: e.vector_rank,
                 snippet: snippet(
-                    snippet_source(&note.text, note.caption.as_deref()),
+                    snippet_source(&e.note.text, e.note.caption.as_deref()),
                     &terms,
                     SNIPPET_CHARS,
                 ),
-                image_path,
-                note,
+                image_path: view.crop_path(&e.note),
+                note: e.note,
             });
         }
         let total = t0.elapsed();
@@ -260,9 +289,9 @@ impl Engine {
             query: query.to_string(),
             selector: req.selector.to_string(),
             budget: req.budget,
-            generation: index.generation(),
-            model: index.model_id().to_string(),
-            candidates: set.hits.len(),
+            generation: view.generation(),
+            model: view.model_id().to_string(),
+            candidates,
             hits,
             diagnostics: selection.diagnostics,
             timings: Timings {
@@ -274,31 +303,140 @@ impl Engine {
         })
     }
 
-    /// The crop image of a note, only if it is a file inside the index's crop folder (whatever
-    /// the note's stored path says: `..` or absolute paths are refused).
+    /// The crop image of a note, only if it is a file inside the index's crop folder.
     pub fn image_path(&self, id: &str) -> Option<PathBuf> {
-        let index = self.index();
-        let note = index.note(id)?;
-        let name = note.image.as_deref()?;
-        note.page?; // Markdown/HTML images point at the user's files, not at the index.
-        safe_child(&index.crop_dir(), name)
+        let view = self.view();
+        view.image_path(&view.note(id)?)
     }
 }
 
-/// `dir/name` if `name` is a plain relative path that stays inside `dir` and names a file.
-pub fn safe_child(dir: &Path, name: &str) -> Option<PathBuf> {
-    let rel = Path::new(name);
-    if rel.is_absolute()
-        || rel
-            .components()
-            .any(|c| !matches!(c, std::path::Component::Normal(_)))
-    {
-        return None;
+/// One candidate note with what the first stage knows of it.
+#[derive(Debug, Clone)]
+pub struct PoolEntry {
+    pub note: Note,
+    /// Cosine of the note and the query.
+    pub cosine: f32,
+    /// 1-based rank among the BM25 candidates, if it was one.
+    pub bm25_rank: Option<usize>,
+    /// 1-based rank among the vector candidates, if it was one.
+    pub vector_rank: Option<usize>,
+}
+
+/// The candidates a selector chooses from: notes with their vectors, the links among them and,
+/// for a hybrid pool, the fused first-stage scores. The one input of selection for `search`
+/// and for `indexer eval`.
+#[derive(Debug, Clone, Default)]
+pub struct Pool {
+    pub entries: Vec<PoolEntry>,
+    /// `entries.len() x dim`, row-major.
+    pub vectors: Vec<f32>,
+    pub dim: usize,
+    /// Links between entries (from, to), as indices into `entries`.
+    pub links: Vec<(usize, usize)>,
+    /// The reciprocal-rank-fusion score of each entry; empty for a pool without first-stage
+    /// ranks (every note of some documents).
+    pub fused: Vec<f64>,
+}
+
+impl Pool {
+    pub fn len(&self) -> usize {
+        self.entries.len()
     }
-    let p = dir.join(rel);
-    let canon_dir = dir.canonicalize().ok()?;
-    let canon = p.canonicalize().ok()?;
-    (canon.starts_with(&canon_dir) && canon.is_file()).then_some(canon)
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The vector of entry `i`.
+    pub fn vector(&self, i: usize) -> &[f32] {
+        &self.vectors[i * self.dim..(i + 1) * self.dim]
+    }
+
+    /// The selector's view of the pool.
+    pub fn candidates<'a>(&'a self, query: &'a [f32], query_text: &'a str) -> Candidates<'a> {
+        Candidates {
+            query,
+            notes: &self.vectors,
+            dim: self.dim,
+            links: &self.links,
+            query_text,
+            fused: &self.fused,
+        }
+    }
+
+    /// Chooses up to `budget` entries with the selector `kind`.
+    pub fn select(
+        &self,
+        query: &[f32],
+        query_text: &str,
+        kind: SelectorKind,
+        budget: usize,
+    ) -> Result<Selection> {
+        Ok(indexer_rerank::selector(kind).select(&self.candidates(query, query_text), budget)?)
+    }
+}
+
+fn hybrid_pool(
+    index: &Index,
+    query: &str,
+    vector: &[f32],
+    k: usize,
+    filter: &Filter,
+) -> Result<Pool> {
+    let set = index.candidates(&CandidateQuery {
+        text: query,
+        vector,
+        bm25_k: k,
+        vector_k: k,
+        filter: filter.clone(),
+        ..CandidateQuery::default()
+    })?;
+    let dim = index.dim();
+    let mut pool = Pool {
+        dim,
+        ..Pool::default()
+    };
+    // A candidate whose note cannot be read (a damaged store) is left out, with its links.
+    let mut kept = vec![None; set.hits.len()];
+    for (i, c) in set.hits.iter().enumerate() {
+        let Ok(note) = index.note_at(c.ordinal) else {
+            continue;
+        };
+        kept[i] = Some(pool.entries.len());
+        pool.entries.push(PoolEntry {
+            note,
+            cosine: c.cosine.unwrap_or(0.0),
+            bm25_rank: c.bm25_rank,
+            vector_rank: c.vector_rank,
+        });
+        pool.vectors
+            .extend_from_slice(&set.vectors[i * dim..(i + 1) * dim]);
+        pool.fused.push(f64::from(c.rrf));
+    }
+    pool.links = set
+        .links
+        .iter()
+        .filter_map(|&(a, b)| Some((kept[a]?, kept[b]?)))
+        .collect();
+    Ok(pool)
+}
+
+/// Links between the entries, from the notes' own links.
+fn links_among(entries: &[PoolEntry]) -> Vec<(usize, usize)> {
+    let pos: std::collections::HashMap<&str, usize> = entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.note.id.as_str(), i))
+        .collect();
+    let mut out = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        for l in &e.note.links {
+            if let Some(&j) = pos.get(l.target.as_str()) {
+                out.push((i, j));
+            }
+        }
+    }
+    out
 }
 
 /// Loads an encoder: `model` is a folder name under the runtime's `models/` (for example
@@ -364,23 +502,6 @@ mod tests {
         assert_eq!(parse_pages(" 5 ").unwrap(), (5, 5));
         for bad in ["9-3", "x", "0", "0-2", "", "3-", "-3"] {
             assert!(parse_pages(bad).is_err(), "{bad:?}");
-        }
-    }
-
-    #[test]
-    fn safe_child_refuses_escapes() {
-        let t = tempfile::tempdir().unwrap();
-        std::fs::write(t.path().join("a.png"), b"x").unwrap();
-        std::fs::write(t.path().parent().unwrap().join("outside.png"), b"x").ok();
-        assert!(safe_child(t.path(), "a.png").is_some());
-        assert!(safe_child(t.path(), "../outside.png").is_none());
-        assert!(safe_child(t.path(), "/etc/passwd").is_none());
-        assert!(safe_child(t.path(), "missing.png").is_none());
-        assert!(safe_child(t.path(), "").is_none());
-        #[cfg(unix)]
-        {
-            std::os::unix::fs::symlink("/etc/passwd", t.path().join("link.png")).unwrap();
-            assert!(safe_child(t.path(), "link.png").is_none());
         }
     }
 }

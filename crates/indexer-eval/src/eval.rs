@@ -4,10 +4,7 @@ use crate::metrics::{
     GoldPages, Mean, PageRef, hit, page_recall, page_recall_at, rank_pages, redundancy,
 };
 use crate::{Error, Question, Result, read_questions};
-use indexer_engine::{Engine, Filter, SelectorKind};
-use indexer_index::CandidateQuery;
-use indexer_notes::Note;
-use indexer_rerank::Candidates;
+use indexer_engine::{Engine, Filter, Note, Pool, SelectorKind};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
@@ -297,31 +294,6 @@ pub fn read_rows(path: &std::path::Path) -> Result<Vec<ResultRow>> {
     Ok(rows)
 }
 
-struct Pool {
-    notes: Vec<Note>,
-    vectors: Vec<f32>,
-    links: Vec<(usize, usize)>,
-    /// Candidate score for the page ranking: cosine (all) or RRF (hybrid).
-    rank_scores: Vec<f64>,
-}
-
-fn links_among(notes: &[Note]) -> Vec<(usize, usize)> {
-    let pos: HashMap<&str, usize> = notes
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.id.as_str(), i))
-        .collect();
-    let mut out = Vec::new();
-    for (i, n) in notes.iter().enumerate() {
-        for l in &n.links {
-            if let Some(&j) = pos.get(l.target.as_str()) {
-                out.push((i, j));
-            }
-        }
-    }
-    out
-}
-
 fn page_ref(n: &Note) -> Option<PageRef> {
     n.page.map(|p| (n.doc.clone(), p))
 }
@@ -356,192 +328,69 @@ pub fn run_eval(
         .append(true)
         .open(&results)
         .map_err(io_err(&results))?;
-    let index = engine.index();
-    let dim = index.dim();
-    let mut by_doc: HashMap<String, Vec<(usize, Note)>> = HashMap::new();
-    for (o, n) in index.all_notes() {
-        by_doc.entry(n.doc.clone()).or_default().push((o, n));
-    }
+    let documents: HashSet<String> = engine
+        .view()
+        .documents()
+        .into_iter()
+        .filter(|d| d.notes > 0)
+        .map(|d| d.doc)
+        .collect();
     let (mut computed, mut skipped, mut empty_pools) = (0, 0, 0);
     let total = questions.len();
     for (qi, q) in questions.iter().enumerate() {
-        let mut wanted = Vec::new();
-        for pool in &cfg.pools {
-            let rank_name = match pool {
-                PoolMode::All => "rank:cosine",
-                PoolMode::Hybrid => "rank:rrf",
-            };
-            let mut keys = vec![(rank_name.to_string(), 0)];
-            for s in &cfg.selectors {
-                for b in &cfg.budgets {
-                    keys.push((s.to_string(), *b));
-                }
+        // The rows this run wants of the question that results.jsonl does not have yet.
+        let mut wanted: Vec<(PoolMode, Row)> = Vec::new();
+        for &pool in &cfg.pools {
+            let mut rows = vec![Row::Ranking];
+            for &s in &cfg.selectors {
+                rows.extend(cfg.budgets.iter().map(|&b| Row::Selection(s, b)));
             }
-            for (s, b) in keys {
-                let k = (q.id.clone(), s.clone(), pool.to_string(), b);
-                if done.contains(&k) {
+            for row in rows {
+                if done.contains(&row.key(&q.id, pool)) {
                     skipped += 1;
                 } else {
-                    wanted.push((*pool, s, b));
+                    wanted.push((pool, row));
                 }
             }
         }
-        if q.docs
-            .iter()
-            .all(|d| by_doc.get(d).is_none_or(|v| v.is_empty()))
-        {
+        if !q.docs.iter().any(|d| documents.contains(d)) {
             empty_pools += 1;
         }
         if wanted.is_empty() {
             progress(qi + 1, total);
             continue;
         }
-        let qvec = engine
-            .encoder()
-            .embed_query(&q.question)
-            .map_err(|e| Error::Engine(e.to_string()))?;
+        let qvec = engine.embed_query(&q.question)?;
         let mut new_rows = Vec::new();
         for pool_mode in &cfg.pools {
-            let todo: Vec<&(PoolMode, String, usize)> =
-                wanted.iter().filter(|w| w.0 == *pool_mode).collect();
+            let todo: Vec<Row> = wanted
+                .iter()
+                .filter(|w| w.0 == *pool_mode)
+                .map(|w| w.1)
+                .collect();
             if todo.is_empty() {
                 continue;
             }
             let pool = match pool_mode {
-                PoolMode::All => {
-                    let mut notes = Vec::new();
-                    let mut vectors = Vec::new();
-                    let mut rank_scores = Vec::new();
-                    for d in &q.docs {
-                        for (o, n) in by_doc.get(d).map(Vec::as_slice).unwrap_or_default() {
-                            let v = index.vector(*o);
-                            rank_scores.push(indexer_index::dot(v, &qvec) as f64);
-                            vectors.extend_from_slice(v);
-                            notes.push(n.clone());
-                        }
-                    }
-                    let links = links_among(&notes);
-                    Pool {
-                        notes,
-                        vectors,
-                        links,
-                        rank_scores,
-                    }
-                }
-                PoolMode::Hybrid => {
-                    let set = index
-                        .candidates(&CandidateQuery {
-                            text: &q.question,
-                            vector: &qvec,
-                            bm25_k: cfg.candidates,
-                            vector_k: cfg.candidates,
-                            rrf_k: 60,
-                            filter: Filter {
-                                docs: q.docs.clone(),
-                                ..Filter::default()
-                            },
-                        })
-                        .map_err(|e| Error::Engine(e.to_string()))?;
-                    let mut notes = Vec::new();
-                    let mut vectors = Vec::new();
-                    let mut rank_scores = Vec::new();
-                    let mut links = Vec::new();
-                    let mut keep = HashMap::new();
-                    for (i, c) in set.hits.iter().enumerate() {
-                        if let Ok(n) = index.note_at(c.ordinal) {
-                            keep.insert(i, notes.len());
-                            notes.push(n);
-                            vectors.extend_from_slice(&set.vectors[i * dim..(i + 1) * dim]);
-                            rank_scores.push(c.rrf as f64);
-                        }
-                    }
-                    for (a, b) in &set.links {
-                        if let (Some(a), Some(b)) = (keep.get(a), keep.get(b)) {
-                            links.push((*a, *b));
-                        }
-                    }
-                    Pool {
-                        notes,
-                        vectors,
-                        links,
-                        rank_scores,
-                    }
-                }
+                PoolMode::All => engine.document_pool(&q.docs, &qvec),
+                PoolMode::Hybrid => engine.hybrid_pool(
+                    &q.question,
+                    &qvec,
+                    cfg.candidates,
+                    &Filter {
+                        docs: q.docs.clone(),
+                        ..Filter::default()
+                    },
+                )?,
             };
-            let cands = Candidates {
-                query: &qvec,
-                notes: &pool.vectors,
-                dim,
-                links: &pool.links,
-                query_text: &q.question,
-                // The hybrid pool's rank scores are its RRF scores; `all` has no BM25 ranks.
-                fused: match pool_mode {
-                    PoolMode::Hybrid => &pool.rank_scores,
-                    PoolMode::All => &[],
-                },
-            };
-            for (_, sel_name, budget) in todo {
-                let row = if sel_name.starts_with("rank:") {
-                    let refs: Vec<&Note> = pool.notes.iter().collect();
-                    ResultRow {
-                        question: q.id.clone(),
-                        selector: sel_name.clone(),
-                        pool: pool_mode.to_string(),
-                        budget: 0,
-                        answerable: q.answerable,
-                        candidates: pool.notes.len(),
-                        selected: Vec::new(),
-                        recall: None,
-                        hit: None,
-                        page_recall: ranking_recall(&refs, &pool.rank_scores, &q.evidence_pages),
-                        redundancy: 0.0,
-                        select_ms: 0.0,
-                        diagnostics: None,
+            let notes: Vec<&Note> = pool.entries.iter().map(|e| &e.note).collect();
+            for row in todo {
+                new_rows.push(match row {
+                    Row::Ranking => ranking_row(q, *pool_mode, &pool, &notes),
+                    Row::Selection(kind, budget) => {
+                        selection_row(q, *pool_mode, &pool, &notes, &qvec, kind, budget)?
                     }
-                } else {
-                    let kind: SelectorKind = sel_name
-                        .parse()
-                        .map_err(|e| Error::Select(format!("{e}")))?;
-                    let t = Instant::now();
-                    let sel = indexer_rerank::selector(kind)
-                        .select(&cands, *budget)
-                        .map_err(|e| Error::Select(format!("{}: {e}", q.id)))?;
-                    let select_ms = t.elapsed().as_secs_f64() * 1e3;
-                    let chosen: Vec<&Note> = sel.indices.iter().map(|&i| &pool.notes[i]).collect();
-                    let pages: Vec<PageRef> = chosen.iter().filter_map(|n| page_ref(n)).collect();
-                    let mut vecs = Vec::with_capacity(sel.indices.len() * dim);
-                    for &i in &sel.indices {
-                        vecs.extend_from_slice(&pool.vectors[i * dim..(i + 1) * dim]);
-                    }
-                    ResultRow {
-                        question: q.id.clone(),
-                        selector: sel_name.clone(),
-                        pool: pool_mode.to_string(),
-                        budget: *budget,
-                        answerable: q.answerable,
-                        candidates: pool.notes.len(),
-                        selected: chosen
-                            .iter()
-                            .zip(&sel.scores)
-                            .map(|(n, s)| SelectedNote {
-                                id: n.id.clone(),
-                                doc: n.doc.clone(),
-                                page: n.page,
-                                score: *s,
-                            })
-                            .collect(),
-                        recall: page_recall(&pages, &q.evidence_pages),
-                        hit: hit(&pages, &q.evidence_pages),
-                        page_recall: ranking_recall(&chosen, &sel.scores, &q.evidence_pages),
-                        redundancy: redundancy(&vecs, dim),
-                        select_ms,
-                        diagnostics: sel
-                            .diagnostics
-                            .as_ref()
-                            .and_then(|d| serde_json::to_value(d).ok()),
-                    }
-                };
-                new_rows.push(row);
+                });
             }
         }
         for r in &new_rows {
@@ -571,6 +420,104 @@ pub fn run_eval(
     };
     crate::report::write_report(&cfg.out, &report)?;
     Ok(report)
+}
+
+/// One row of a question and pool: the candidate page ranking, or a selector at a budget.
+#[derive(Debug, Clone, Copy)]
+enum Row {
+    Ranking,
+    Selection(SelectorKind, usize),
+}
+
+impl Row {
+    /// The name a ranking row's `selector` field has: the score the pages are ranked by.
+    fn ranking_name(pool: PoolMode) -> &'static str {
+        match pool {
+            PoolMode::All => "rank:cosine",
+            PoolMode::Hybrid => "rank:rrf",
+        }
+    }
+
+    fn key(&self, question: &str, pool: PoolMode) -> (String, String, String, usize) {
+        let (selector, budget) = match self {
+            Row::Ranking => (Row::ranking_name(pool).to_string(), 0),
+            Row::Selection(s, b) => (s.to_string(), *b),
+        };
+        (question.to_string(), selector, pool.to_string(), budget)
+    }
+}
+
+/// The candidate pages ranked by their best note's first-stage score: the cosine for `all`,
+/// the fused score for `hybrid`.
+fn ranking_row(q: &Question, pool_mode: PoolMode, pool: &Pool, notes: &[&Note]) -> ResultRow {
+    let scores: Vec<f64> = match pool_mode {
+        PoolMode::Hybrid => pool.fused.clone(),
+        PoolMode::All => pool.entries.iter().map(|e| f64::from(e.cosine)).collect(),
+    };
+    ResultRow {
+        question: q.id.clone(),
+        selector: Row::ranking_name(pool_mode).to_string(),
+        pool: pool_mode.to_string(),
+        budget: 0,
+        answerable: q.answerable,
+        candidates: pool.len(),
+        selected: Vec::new(),
+        recall: None,
+        hit: None,
+        page_recall: ranking_recall(notes, &scores, &q.evidence_pages),
+        redundancy: 0.0,
+        select_ms: 0.0,
+        diagnostics: None,
+    }
+}
+
+fn selection_row(
+    q: &Question,
+    pool_mode: PoolMode,
+    pool: &Pool,
+    notes: &[&Note],
+    qvec: &[f32],
+    kind: SelectorKind,
+    budget: usize,
+) -> Result<ResultRow> {
+    let t = Instant::now();
+    let sel = pool
+        .select(qvec, &q.question, kind, budget)
+        .map_err(|e| Error::Select(format!("{}: {e}", q.id)))?;
+    let select_ms = t.elapsed().as_secs_f64() * 1e3;
+    let chosen: Vec<&Note> = sel.indices.iter().map(|&i| notes[i]).collect();
+    let pages: Vec<PageRef> = chosen.iter().filter_map(|n| page_ref(n)).collect();
+    let mut vecs = Vec::with_capacity(sel.indices.len() * pool.dim);
+    for &i in &sel.indices {
+        vecs.extend_from_slice(pool.vector(i));
+    }
+    Ok(ResultRow {
+        question: q.id.clone(),
+        selector: kind.to_string(),
+        pool: pool_mode.to_string(),
+        budget,
+        answerable: q.answerable,
+        candidates: pool.len(),
+        selected: chosen
+            .iter()
+            .zip(&sel.scores)
+            .map(|(n, s)| SelectedNote {
+                id: n.id.clone(),
+                doc: n.doc.clone(),
+                page: n.page,
+                score: *s,
+            })
+            .collect(),
+        recall: page_recall(&pages, &q.evidence_pages),
+        hit: hit(&pages, &q.evidence_pages),
+        page_recall: ranking_recall(&chosen, &sel.scores, &q.evidence_pages),
+        redundancy: redundancy(&vecs, pool.dim),
+        select_ms,
+        diagnostics: sel
+            .diagnostics
+            .as_ref()
+            .and_then(|d| serde_json::to_value(d).ok()),
+    })
 }
 
 fn command_line(cfg: &EvalConfig) -> String {

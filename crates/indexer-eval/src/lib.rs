@@ -12,7 +12,7 @@ mod eval;
 pub mod metrics;
 mod report;
 
-pub use beir::{BeirMethod, BeirReport, run_beir};
+pub use beir::{BeirMethod, BeirReport, beir_markdown, run_beir};
 pub use data::{BeirSet, Question, read_beir, read_questions};
 pub use eval::{
     EvalConfig, EvalReport, Group, PoolMode, ResultRow, SelectedNote, Summary, aggregate,
@@ -43,12 +43,21 @@ pub enum Error {
     /// Selection failed (bad vectors in the index, an unknown selector).
     #[error("selection: {0}")]
     Select(String),
-    /// The index or the encoder failed.
-    #[error("{0}")]
-    Engine(String),
+    /// The index, the encoder or ingest failed.
+    #[error(transparent)]
+    Engine(#[from] indexer_engine::Error),
     #[error("cannot read {path}: {source}")]
     Read {
         path: std::path::PathBuf,
         source: std::io::Error,
     },
+}
+
+impl indexer_engine::Hint for Error {
+    fn hint(&self) -> Option<String> {
+        match self {
+            Error::Engine(e) => e.hint(),
+            _ => None,
+        }
+    }
 }

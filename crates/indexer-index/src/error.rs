@@ -70,9 +70,10 @@ impl Error {
                 | Error::InvalidInput { .. }
         )
     }
+}
 
-    /// What the user can do about the error, when there is something.
-    pub fn hint(&self) -> Option<String> {
+impl indexer_notes::Hint for Error {
+    fn hint(&self) -> Option<String> {
         match self {
             Error::NoIndex { .. } => Some("run indexer ingest PATH".into()),
             Error::FormatVersion { dir, .. } => Some(format!(
@@ -92,7 +93,9 @@ impl Error {
             _ => None,
         }
     }
+}
 
+impl Error {
     pub(crate) fn io(context: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> Error {
         let path = path.to_path_buf();
         move |source| Error::Io {

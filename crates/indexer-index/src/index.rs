@@ -38,6 +38,11 @@ impl Filter {
     }
 }
 
+/// The k of reciprocal rank fusion, `1 / (k + rank)`: 60, the value of Cormack et al. (2009)
+/// that most hybrid search engines keep. The one place it is set; every caller takes it from
+/// [`CandidateQuery::default`].
+pub const RRF_K: usize = 60;
+
 /// One hybrid retrieval request.
 #[derive(Debug, Clone)]
 pub struct CandidateQuery<'a> {
@@ -59,7 +64,7 @@ impl Default for CandidateQuery<'_> {
             vector: &[],
             bm25_k: 100,
             vector_k: 100,
-            rrf_k: 60,
+            rrf_k: RRF_K,
             filter: Filter::default(),
         }
     }
@@ -410,6 +415,15 @@ impl Index {
             .documents
             .get(doc)
             .map(|e| self.notes_in(e).into_iter().map(|(_, n)| n).collect())
+            .unwrap_or_default()
+    }
+
+    /// The live notes of a document with their ordinals (for [`Index::vector`]).
+    pub fn document_notes(&self, doc: &str) -> Vec<(usize, Note)> {
+        self.manifest
+            .documents
+            .get(doc)
+            .map(|e| self.notes_in(e))
             .unwrap_or_default()
     }
 

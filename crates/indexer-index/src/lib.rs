@@ -40,7 +40,7 @@ pub use error::{Error, Result};
 pub use fsutil::GcStats;
 pub use graph::{EXACT_THRESHOLD, HnswParams, dot, exact_search};
 pub use index::{
-    Candidate, CandidateQuery, CandidateSet, DocumentInfo, FailureInfo, Filter, Index, Stats,
+    Candidate, CandidateQuery, CandidateSet, DocumentInfo, FailureInfo, Filter, Index, RRF_K, Stats,
 };
 pub use schema::FORMAT_VERSION;
 pub use writer::{CommitStats, GraphAction, Writer};

@@ -44,15 +44,18 @@ pub enum Error {
     Load { path: PathBuf, reason: String },
 }
 
-impl Error {
-    /// What the user can do about this error, for a `hint:` line.
-    pub fn hint(&self) -> &'static str {
-        match self {
-            Error::EnvNotADir(_) => {
-                "unset INDEXER_RUNTIME or point it at the folder tools/setup filled; or run tools/setup"
+impl indexer_notes::Hint for Error {
+    /// Always something: run `tools/setup`, or fix `INDEXER_RUNTIME`.
+    fn hint(&self) -> Option<String> {
+        Some(
+            match self {
+                Error::EnvNotADir(_) => {
+                    "unset INDEXER_RUNTIME or point it at the folder tools/setup filled; or run tools/setup"
+                }
+                _ => SETUP_HINT,
             }
-            _ => SETUP_HINT,
-        }
+            .to_string(),
+        )
     }
 }
 
@@ -202,7 +205,7 @@ mod tests {
         let err =
             Runtime::discover_from(None, t.path(), &t.path().join("bin/indexer")).unwrap_err();
         assert!(matches!(err, Error::NotFound { .. }));
-        assert_eq!(err.hint(), "run tools/setup");
+        assert_eq!(indexer_notes::Hint::hint(&err).unwrap(), "run tools/setup");
         assert!(err.to_string().contains(".runtime/"), "{err}");
     }
 
@@ -218,7 +221,7 @@ mod tests {
                 t.path().join("lib/libpdfium.so").display()
             )
         );
-        assert_eq!(err.hint(), SETUP_HINT);
+        assert_eq!(indexer_notes::Hint::hint(&err).unwrap(), SETUP_HINT);
         let err = rt.model_dir(DEFAULT_MODEL).unwrap_err();
         assert!(
             err.to_string()

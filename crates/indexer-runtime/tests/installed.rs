@@ -10,16 +10,22 @@ fn installed() -> Runtime {
     let env = std::env::var_os("INDEXER_RUNTIME").map(std::path::PathBuf::from);
     match Runtime::discover_from(env.as_deref(), &root, Path::new("")) {
         Ok(rt) => rt,
-        Err(e) => panic!("{e}\nhint: {}", e.hint()),
+        Err(e) => panic!(
+            "{e}\nhint: {}",
+            indexer_notes::Hint::hint(&e).unwrap_or_default()
+        ),
     }
 }
 
 #[test]
 fn pdfium_loads() {
     let rt = installed();
-    let lib = rt
-        .pdfium_library()
-        .unwrap_or_else(|e| panic!("{e}\nhint: {}", e.hint()));
+    let lib = rt.pdfium_library().unwrap_or_else(|e| {
+        panic!(
+            "{e}\nhint: {}",
+            indexer_notes::Hint::hint(&e).unwrap_or_default()
+        )
+    });
     Runtime::check_loads(&lib, "FPDF_InitLibrary").unwrap();
     Runtime::check_loads(&lib, "FPDFText_GetCharBox").unwrap();
 }
@@ -27,9 +33,12 @@ fn pdfium_loads() {
 #[test]
 fn onnxruntime_loads() {
     let rt = installed();
-    let lib = rt
-        .onnxruntime_library()
-        .unwrap_or_else(|e| panic!("{e}\nhint: {}", e.hint()));
+    let lib = rt.onnxruntime_library().unwrap_or_else(|e| {
+        panic!(
+            "{e}\nhint: {}",
+            indexer_notes::Hint::hint(&e).unwrap_or_default()
+        )
+    });
     Runtime::check_loads(&lib, "OrtGetApiBase").unwrap();
 }
 

@@ -211,7 +211,7 @@ async fn not_found() -> ApiError {
 
 async fn health(State(st): State<Shared>) -> Result<Json<Value>, ApiError> {
     blocking(&st, |st| {
-        let index = st.engine.index();
+        let index = st.engine.view();
         Ok(Json(json!({
             "status": "ok",
             "generation": index.generation(),
@@ -224,7 +224,7 @@ async fn health(State(st): State<Shared>) -> Result<Json<Value>, ApiError> {
 
 async fn stats(State(st): State<Shared>) -> Result<Json<Value>, ApiError> {
     blocking(&st, |st| {
-        let index = st.engine.index();
+        let index = st.engine.view();
         Ok(Json(json!({
             "stats": index.stats(),
             "failures": index.failures(),
@@ -238,7 +238,7 @@ async fn documents(State(st): State<Shared>) -> Result<Json<Value>, ApiError> {
         let served = st.cfg.docs_root.is_some();
         let docs: Vec<Value> = st
             .engine
-            .index()
+            .view()
             .documents()
             .into_iter()
             .map(|d| {
@@ -270,7 +270,7 @@ async fn document_file(
                 "this server does not serve document files",
             )
         })?;
-        if !st.engine.index().documents().iter().any(|d| d.doc == doc) {
+        if !st.engine.view().documents().iter().any(|d| d.doc == doc) {
             return Err(missing());
         }
         let path = safe_child(root, &doc).ok_or_else(missing)?;
@@ -305,7 +305,7 @@ async fn note_or_image(
                     .map_err(|e| ApiError::internal(format!("{}: {e}", path.display())))?;
                 return Ok(([(header::CONTENT_TYPE, "image/png")], bytes).into_response());
             }
-            if st.engine.index().note(id).is_none() {
+            if st.engine.view().note(id).is_none() {
                 return Err(ApiError::not_found(
                     "note_not_found",
                     format!("no note {id:?}"),
@@ -317,7 +317,7 @@ async fn note_or_image(
             ));
         }
         let note =
-            st.engine.index().note(&rest).ok_or_else(|| {
+            st.engine.view().note(&rest).ok_or_else(|| {
                 ApiError::not_found("note_not_found", format!("no note {rest:?}"))
             })?;
         let has_image = st.engine.image_path(&note.id).is_some();
@@ -547,15 +547,6 @@ async fn run_search(st: &Shared, req: SearchRequest) -> Result<Json<Value>, ApiE
         .await
         .map_err(|e| ApiError::internal(format!("the search queue is closed: {e}")))?;
     blocking(st, move |st| {
-        let index = st.engine.index();
-        let known: std::collections::HashSet<String> =
-            index.documents().into_iter().map(|d| d.doc).collect();
-        if let Some(d) = req.filter.docs.iter().find(|d| !known.contains(*d)) {
-            return Err(ApiError::bad_request(
-                "unknown_document",
-                format!("no document {d:?} in the index"),
-            ));
-        }
         let resp = st.engine.search(&req)?;
         let served = st.cfg.docs_root.is_some();
         let mut v = serde_json::to_value(&resp).map_err(|e| ApiError::internal(e.to_string()))?;

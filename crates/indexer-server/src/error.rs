@@ -64,12 +64,14 @@ impl ApiError {
 
 impl From<indexer_engine::Error> for ApiError {
     fn from(e: indexer_engine::Error) -> ApiError {
-        let mut err = if e.is_user_error() {
+        let mut err = if let indexer_engine::Error::UnknownDocument { .. } = e {
+            ApiError::bad_request("unknown_document", e.to_string())
+        } else if e.is_user_error() {
             ApiError::bad_request("bad_request", e.to_string())
         } else {
             ApiError::internal(e.to_string())
         };
-        err.hint = e.hint();
+        err.hint = indexer_engine::Hint::hint(&e);
         err
     }
 }

@@ -91,7 +91,7 @@ fn fixture() -> &'static Fixture {
         w.commit().unwrap();
         drop(w);
         let engine = Arc::new(Engine::with_encoder(&index, encoder).unwrap());
-        let crops = engine.index().crop_dir();
+        let crops = engine.view().crop_dir();
         std::fs::create_dir_all(&crops).unwrap();
         std::fs::write(crops.join("fig2.png"), PNG).unwrap();
         std::fs::write(dir.path().join("outside.png"), PNG).unwrap();
@@ -148,7 +148,7 @@ async fn health_stats_documents() {
     assert_eq!(v["status"], "ok");
     assert_eq!(
         v["notes"].as_u64().unwrap() as usize,
-        fixture().engine.index().len()
+        fixture().engine.view().len()
     );
     let (s, v) = get("/stats").await;
     assert_eq!(s, StatusCode::OK);

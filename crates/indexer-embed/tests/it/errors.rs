@@ -1,6 +1,7 @@
 //! Clear errors at load time: missing files name the file with the setup hint, and a model that
 //! does not match its manifest is rejected before the first batch.
 
+use indexer_notes::Hint;
 use std::path::Path;
 
 use indexer_embed::{Error, OnnxEncoder};
@@ -40,7 +41,7 @@ fn a_missing_model_file_is_named_with_the_setup_hint() {
             t.path().join("model.onnx").display()
         )
     );
-    assert_eq!(err.hint(), Some("run tools/setup"));
+    assert_eq!(err.hint().as_deref(), Some("run tools/setup"));
 
     let empty = tempfile::tempdir().unwrap();
     let err = build(empty.path());
@@ -49,7 +50,7 @@ fn a_missing_model_file_is_named_with_the_setup_hint() {
             .ends_with(&format!("{}", empty.path().join("model.toml").display())),
         "{err}"
     );
-    assert_eq!(err.hint(), Some("run tools/setup"));
+    assert_eq!(err.hint().as_deref(), Some("run tools/setup"));
 }
 
 #[test]
@@ -64,7 +65,7 @@ fn a_missing_runtime_library_is_named_with_the_setup_hint() {
         err.to_string(),
         format!("missing runtime file {}", lib.display())
     );
-    assert_eq!(err.hint(), Some("run tools/setup"));
+    assert_eq!(err.hint().as_deref(), Some("run tools/setup"));
     assert!(err.is_user_error());
 }
 

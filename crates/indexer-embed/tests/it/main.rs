@@ -24,7 +24,7 @@ fn runtime() -> Runtime {
 fn setup_failure(e: &Error) -> String {
     format!(
         "the encoder tests need the runtime: {e}\nhint: {}",
-        e.hint().unwrap_or("run tools/setup")
+        indexer_notes::Hint::hint(e).unwrap_or_else(|| "run tools/setup".into())
     )
 }
 
@@ -210,7 +210,7 @@ fn index_model_mismatch_names_both_ids() {
         "{msg}"
     );
     assert!(err.is_user_error());
-    assert!(err.hint().is_some());
+    assert!(indexer_notes::Hint::hint(&err).is_some());
 }
 
 #[test]

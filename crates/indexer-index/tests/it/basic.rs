@@ -8,7 +8,10 @@ fn opening_a_folder_without_index_is_a_user_error_with_a_hint() {
     let e = Index::open(dir.path()).unwrap_err();
     assert!(matches!(e, Error::NoIndex { .. }), "{e}");
     assert!(e.is_user_error());
-    assert_eq!(e.hint().unwrap(), "run indexer ingest PATH");
+    assert_eq!(
+        indexer_notes::Hint::hint(&e).unwrap(),
+        "run indexer ingest PATH"
+    );
     assert_eq!(Index::latest_generation(dir.path()).unwrap(), None);
 }
 
@@ -46,7 +49,11 @@ fn format_version_model_and_lock_errors_say_what_to_do() {
         ),
         "{e}"
     );
-    assert!(e.hint().unwrap().contains("indexer ingest"));
+    assert!(
+        indexer_notes::Hint::hint(&e)
+            .unwrap()
+            .contains("indexer ingest")
+    );
 }
 
 #[test]

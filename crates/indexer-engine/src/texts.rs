@@ -1,0 +1,103 @@
+//! Whole texts as documents, for retrieval benchmarks (BEIR): one note per text, no file to
+//! parse, and each retriever's own ranking of the documents.
+
+use crate::search::Engine;
+use crate::{Error, Result};
+use indexer_embed::Encoder;
+use indexer_index::{CandidateQuery, Filter, Writer};
+use indexer_notes::{Note, NoteKind, ParsedDocument};
+
+/// A document given as text.
+#[derive(Debug, Clone, Copy)]
+pub struct TextDocument<'a> {
+    pub id: &'a str,
+    /// May be empty.
+    pub title: &'a str,
+    pub text: &'a str,
+}
+
+/// Texts per encoder call.
+const EMBED_BATCH: usize = 64;
+
+/// Writes `docs` into the index at `dir` (created if missing) as one text note each (the
+/// title, a line break, the text), embedded with `encoder`, and commits one generation.
+/// `progress` gets (done, total) over the embedding batches.
+pub fn index_texts(
+    dir: &std::path::Path,
+    docs: &[TextDocument<'_>],
+    encoder: &dyn Encoder,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::Input {
+        path: dir.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    let mut w = Writer::open_or_create(dir, encoder.model_id(), encoder.dim())?;
+    let batches = docs.len().div_ceil(EMBED_BATCH);
+    for (bi, chunk) in docs.chunks(EMBED_BATCH).enumerate() {
+        let texts: Vec<String> = chunk
+            .iter()
+            .map(|d| {
+                if d.title.is_empty() {
+                    d.text.to_string()
+                } else {
+                    format!("{}\n{}", d.title, d.text)
+                }
+            })
+            .collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let emb = encoder.embed_documents(&refs)?;
+        for (i, (d, text)) in chunk.iter().zip(texts).enumerate() {
+            let note = Note::new(format!("{}#t0", d.id), d.id, NoteKind::Text, text);
+            let doc = ParsedDocument {
+                doc: d.id.to_string(),
+                hash: d.id.to_string(),
+                title: (!d.title.is_empty()).then(|| d.title.to_string()),
+                pages: 1,
+                pages_without_text: vec![],
+                notes: vec![note],
+                warnings: vec![],
+            };
+            w.upsert(doc, emb.data[i * emb.dim..(i + 1) * emb.dim].to_vec())?;
+        }
+        progress(bi + 1, batches);
+    }
+    w.commit()?;
+    Ok(())
+}
+
+/// Document ids ranked by BM25 alone, by the vectors alone, and by the fused first stage.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Rankings {
+    pub bm25: Vec<String>,
+    pub vectors: Vec<String>,
+    pub fused: Vec<String>,
+}
+
+impl Engine {
+    /// The top `k` documents of each retriever for a question (its text and vector), with
+    /// the fusion the search uses.
+    pub fn rankings(&self, query: &str, vector: &[f32], k: usize) -> Result<Rankings> {
+        let index = self.index();
+        let filter = Filter::default();
+        let docs_of = |ordinals: &mut dyn Iterator<Item = usize>| -> Vec<String> {
+            ordinals
+                .filter_map(|o| index.doc_of_ordinal(o).map(str::to_string))
+                .collect()
+        };
+        let bm25 = index.bm25(query, k, &filter)?;
+        let vectors = index.nearest(vector, k, &filter)?;
+        let fused = index.candidates(&CandidateQuery {
+            text: query,
+            vector,
+            bm25_k: k,
+            vector_k: k,
+            ..CandidateQuery::default()
+        })?;
+        Ok(Rankings {
+            bm25: docs_of(&mut bm25.into_iter().map(|h| h.0)),
+            vectors: docs_of(&mut vectors.into_iter().map(|h| h.0)),
+            fused: docs_of(&mut fused.hits.iter().map(|h| h.ordinal)),
+        })
+    }
+}

@@ -1,0 +1,231 @@
+//! A read-only view of one index generation: notes, documents, statistics and crops, without
+//! an encoder (for `show`, `stats`, `export` and the server's document routes).
+
+use crate::{Error, Result};
+use indexer_index::{DocumentInfo, FailureInfo, Index, Stats};
+use indexer_notes::Note;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// One complete generation of an index, pinned while the view lives. Cheap to clone.
+#[derive(Clone)]
+pub struct IndexView {
+    index: Arc<Index>,
+}
+
+impl std::fmt::Debug for IndexView {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IndexView")
+            .field("dir", &self.index.dir())
+            .field("generation", &self.index.generation())
+            .finish()
+    }
+}
+
+impl IndexView {
+    /// Opens the newest complete generation of the index in `dir`.
+    pub fn open(dir: &Path) -> Result<IndexView> {
+        Ok(IndexView::from(Arc::new(Index::open(dir)?)))
+    }
+
+    pub(crate) fn from(index: Arc<Index>) -> IndexView {
+        IndexView { index }
+    }
+
+    pub(crate) fn index(&self) -> &Index {
+        &self.index
+    }
+
+    pub fn dir(&self) -> &Path {
+        self.index.dir()
+    }
+
+    pub fn generation(&self) -> u64 {
+        self.index.generation()
+    }
+
+    /// The id of the encoder the index was built with.
+    pub fn model_id(&self) -> &str {
+        self.index.model_id()
+    }
+
+    /// The folder of the crop PNGs of figure and table notes.
+    pub fn crop_dir(&self) -> PathBuf {
+        self.index.crop_dir()
+    }
+
+    /// Live notes.
+    pub fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.index.is_empty()
+    }
+
+    pub fn stats(&self) -> Stats {
+        self.index.stats()
+    }
+
+    pub fn documents(&self) -> Vec<DocumentInfo> {
+        self.index.documents()
+    }
+
+    /// Files that failed to parse, with the reason.
+    pub fn failures(&self) -> Vec<FailureInfo> {
+        self.index.failures()
+    }
+
+    pub fn note(&self, id: &str) -> Option<Note> {
+        self.index.note(id)
+    }
+
+    /// Every live note, by document then document order.
+    pub fn notes(&self) -> impl Iterator<Item = Note> + '_ {
+        self.index.all_notes().into_iter().map(|(_, n)| n)
+    }
+
+    /// Where the crop image of a figure or table note of a paged document is, as the note
+    /// names it (for the evidence's `image_path`; [`IndexView::image_path`] is what may be
+    /// served).
+    pub fn crop_path(&self, note: &Note) -> Option<PathBuf> {
+        note.page?;
+        Some(self.index.crop_dir().join(note.image.as_deref()?))
+    }
+
+    /// The crop image of a note, only if it is a file inside the index's crop folder (whatever
+    /// the note's stored path says: `..` or absolute paths are refused). Markdown and HTML
+    /// images point at the user's files, not at the index, and have none.
+    pub fn image_path(&self, note: &Note) -> Option<PathBuf> {
+        note.page?;
+        safe_child(&self.index.crop_dir(), note.image.as_deref()?)
+    }
+
+    /// The document id that `doc` names: the id itself, or the one id that ends with `/doc`
+    /// (so `a.pdf` finds `/home/u/papers/a.pdf`, or `papers/a.pdf` ingested from its
+    /// parent). Anything else is [`Error::UnknownDocument`] with the closest ids.
+    pub fn resolve_document(&self, doc: &str) -> Result<String> {
+        let docs = self.index.documents();
+        if docs.iter().any(|d| d.doc == doc) {
+            return Ok(doc.to_string());
+        }
+        let suffix = format!("/{}", doc.trim_start_matches("./").trim_start_matches('/'));
+        let matches: Vec<&str> = docs
+            .iter()
+            .map(|d| d.doc.as_str())
+            .filter(|d| d.ends_with(&suffix))
+            .collect();
+        if let [one] = matches.as_slice() {
+            return Ok(one.to_string());
+        }
+        let closest = if matches.is_empty() {
+            closest_ids(doc, docs.iter().map(|d| d.doc.as_str()))
+        } else {
+            matches.iter().map(|s| s.to_string()).collect()
+        };
+        Err(Error::UnknownDocument {
+            doc: doc.to_string(),
+            ambiguous: !matches.is_empty(),
+            closest,
+        })
+    }
+}
+
+/// The ids whose file names are nearest to `wanted`'s by edit distance (a typo or two: at most
+/// a quarter of the name, at least 2), the best ones only, three at most, for a hint.
+fn closest_ids<'a>(wanted: &str, ids: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let name = |s: &str| s.rsplit('/').next().unwrap_or(s).to_lowercase();
+    let w = name(wanted);
+    let limit = (w.chars().count() / 4).max(2);
+    let mut scored: Vec<(usize, &str)> = ids
+        .map(|id| (edit_distance(&w, &name(id)), id))
+        .filter(|(d, _)| *d <= limit)
+        .collect();
+    scored.sort();
+    let best = scored.first().map_or(0, |s| s.0);
+    scored
+        .into_iter()
+        .take_while(|(d, _)| *d == best)
+        .take(3)
+        .map(|(_, id)| id.to_string())
+        .collect()
+}
+
+/// Levenshtein distance over characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = if ca == *cb {
+                prev
+            } else {
+                1 + prev.min(cur).min(row[j])
+            };
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+/// `dir/name` if `name` is a plain relative path that stays inside `dir` and names a file.
+pub fn safe_child(dir: &Path, name: &str) -> Option<PathBuf> {
+    let rel = Path::new(name);
+    if rel.is_absolute()
+        || rel
+            .components()
+            .any(|c| !matches!(c, std::path::Component::Normal(_)))
+    {
+        return None;
+    }
+    let p = dir.join(rel);
+    let canon_dir = dir.canonicalize().ok()?;
+    let canon = p.canonicalize().ok()?;
+    (canon.starts_with(&canon_dir) && canon.is_file()).then_some(canon)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn safe_child_refuses_escapes() {
+        // The file outside the crop folder is a sibling folder's, inside this test's own
+        // temporary folder, so nothing is left behind.
+        let t = tempfile::tempdir().unwrap();
+        let crops = t.path().join("crops");
+        std::fs::create_dir(&crops).unwrap();
+        std::fs::write(crops.join("a.png"), b"x").unwrap();
+        std::fs::write(t.path().join("outside.png"), b"x").unwrap();
+        assert!(safe_child(&crops, "a.png").is_some());
+        assert!(safe_child(&crops, "../outside.png").is_none());
+        assert!(safe_child(&crops, "/etc/passwd").is_none());
+        assert!(safe_child(&crops, "missing.png").is_none());
+        assert!(safe_child(&crops, "").is_none());
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink("/etc/passwd", crops.join("link.png")).unwrap();
+            assert!(safe_child(&crops, "link.png").is_none());
+        }
+    }
+
+    #[test]
+    fn edit_distance_counts_edits() {
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("same", "same"), 0);
+    }
+
+    #[test]
+    fn closest_ids_prefer_near_file_names() {
+        let ids = ["papers/lmer.pdf", "papers/strucplot.pdf", "notes/intro.md"];
+        assert_eq!(
+            closest_ids("lmr.pdf", ids.into_iter()),
+            vec!["papers/lmer.pdf"]
+        );
+        assert!(closest_ids("zzzzzzzzzzzz.txt", ids.into_iter()).is_empty());
+    }
+}
