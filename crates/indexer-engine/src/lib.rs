@@ -19,6 +19,9 @@ mod search;
 mod snippet;
 
 pub use indexer_index::Filter;
+pub use indexer_index::{DocumentInfo, FailureInfo, Stats};
+pub use indexer_notes::{Note, NoteKind};
+pub use indexer_rerank::CdsDiagnostics;
 pub use indexer_rerank::SelectorKind;
 pub use ingest::{Failure, FileWarning, IngestConfig, IngestEvent, IngestSummary, doc_id, ingest};
 pub use search::{
