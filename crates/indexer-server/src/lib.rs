@@ -17,7 +17,6 @@ mod request;
 mod response;
 
 pub use app::{ServerConfig, router, serve, serve_on};
-pub use error::ApiError;
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
