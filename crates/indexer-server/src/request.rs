@@ -230,8 +230,11 @@ mod tests {
 
     #[test]
     fn query_string_and_body_mean_the_same() {
-        let a = get("q=%20graph%20&budget=3&candidates=20&selector=cds&doc=a.md&kind=figure,table&pages=2-4")
-            .unwrap();
+        let a = get(concat!(
+            "q=%20graph%20&budget=3&candidates=20&selector=cds",
+            "&doc=a.md&kind=figure,table&pages=2-4"
+        ))
+        .unwrap();
         let b = post(
             r#"{"query": "graph", "budget": 3, "candidates": 20, "selector": "cds",
                 "doc": ["a.md"], "kind": ["figure", "table"], "pages": [2, 4]}"#,
