@@ -9,7 +9,7 @@ const ERRORS_DOC: &str = "crates/indexer-server/README.md#errors";
 
 /// An error answered as `{message, code, type, link}` with its status.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ApiError {
+pub(crate) struct ApiError {
     pub status: StatusCode,
     /// A stable machine-readable code (`query_too_long`, `note_not_found`, ...).
     pub code: &'static str,

@@ -7,13 +7,16 @@
 //! indexer_server::serve(engine, cfg, "127.0.0.1:7700".parse().unwrap()).await?;
 //! # Ok(()) }
 //! ```
+//!
+//! [`Engine`]: indexer_engine::Engine
 
-mod api;
+mod app;
 mod error;
 mod page;
+mod request;
+mod response;
 
-pub use api::{ServerConfig, router, serve, serve_on};
-pub use error::ApiError;
+pub use app::{ServerConfig, router, serve, serve_on};
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 

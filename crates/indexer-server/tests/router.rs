@@ -210,6 +210,120 @@ async fn search_post_same_fields() {
     assert!(!hits.is_empty());
     assert!(hits.iter().all(|h| h["note"]["doc"] == "hnsw.md"));
     assert_eq!(v["budget"], 2);
+    // A page range as numbers, one document as a string, kinds comma-separated.
+    let (s, v) = post(
+        serde_json::json!({"query": "recall selector", "pages": [2, 4], "doc": "paper.pdf", "kind": "figure,table"})
+            .to_string(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(v["hits"][0]["note"]["id"], "paper.pdf#f0", "{v}");
+}
+
+/// The body with one value per line and every number with a fraction (scores, cosines, timings)
+/// as `F`, so a test can pin the exact JSON the server sends, keys in order.
+fn shape(body: &[u8]) -> String {
+    let text = std::str::from_utf8(body).unwrap();
+    let (mut out, mut number) = (String::new(), String::new());
+    let (mut in_string, mut escaped) = (false, false);
+    for c in text.chars() {
+        if in_string {
+            out.push(c);
+            (in_string, escaped) = (escaped || c != '"', !escaped && c == '\\');
+            continue;
+        }
+        if c.is_ascii_digit()
+            || c == '-'
+            || (matches!(c, '+' | '.' | 'e' | 'E') && !number.is_empty())
+        {
+            number.push(c);
+            continue;
+        }
+        if !number.is_empty() {
+            let fraction = number.contains(['.', 'e', 'E']);
+            out.push_str(if fraction { "F" } else { &number });
+            number.clear();
+        }
+        in_string = c == '"';
+        out.push(c);
+        if c == ',' {
+            out.push('\n');
+        }
+    }
+    out
+}
+
+#[tokio::test]
+async fn search_and_note_bodies_keep_their_shape() {
+    let (s, _, b) = call(
+        Request::get("/search?q=recall%20selector&kind=figure&doc=paper.pdf")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(
+        shape(&b),
+        r#"{"query":"recall selector",
+"selector":"fused",
+"budget":10,
+"generation":2,
+"model":"sentence-transformers/all-MiniLM-L6-v2@int8",
+"candidates":1,
+"hits":[{"rank":1,
+"score":F,
+"cosine":F,
+"bm25_rank":1,
+"vector_rank":1,
+"snippet":{"text":"against the candidate count.",
+"highlights":[]},
+"note":{"id":"paper.pdf#f0",
+"doc":"paper.pdf",
+"page":3,
+"bbox":[],
+"kind":"figure",
+"text":"Figure 2: recall of the CDS selector against the candidate count.",
+"caption":"Figure 2: recall of the CDS selector",
+"context":null,
+"summary":"",
+"keywords":[],
+"section":[],
+"image":"fig2.png",
+"links":[]},
+"snippet_html":"against the candidate count.",
+"crop_url":"/notes/paper.pdf%23f0/image",
+"note_url":"/notes/paper.pdf%23f0",
+"file_url":"/documents/paper.pdf/file#page=3"}],
+"diagnostics":null,
+"timings":{"embed_ms":F,
+"candidates_ms":F,
+"select_ms":F,
+"total_ms":F}}"#
+    );
+    let (s, _, b) = call(
+        Request::get("/notes/paper.pdf%23f0")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(
+        shape(&b),
+        r#"{"id":"paper.pdf#f0",
+"doc":"paper.pdf",
+"page":3,
+"bbox":[],
+"kind":"figure",
+"text":"Figure 2: recall of the CDS selector against the candidate count.",
+"caption":"Figure 2: recall of the CDS selector",
+"context":null,
+"summary":"",
+"keywords":[],
+"section":[],
+"image":"fig2.png",
+"links":[],
+"crop_url":"/notes/paper.pdf%23f0/image"}"#
+    );
 }
 
 #[tokio::test]
@@ -237,6 +351,19 @@ async fn search_errors_are_400_with_codes() {
     let (s, v) = post("{not json".into()).await;
     assert_eq!(s, StatusCode::BAD_REQUEST);
     assert_error(&v, "bad_json");
+    // A body's numbers are checked as numbers, with the same codes as the query string's.
+    for (body, code) in [
+        (r#"{"q": "x", "budget": 0}"#, "bad_number"),
+        (r#"{"q": "x", "candidates": 1001}"#, "limit_exceeded"),
+        (r#"{"q": "x", "pages": [4, 2]}"#, "bad_pages"),
+        (r#"{"q": "x", "pages": {"from": 2}}"#, "bad_pages"),
+        (r#"{"q": "x", "budget": "3"}"#, "bad_json"),
+        (r#"{"q": "x", "colour": "red"}"#, "bad_json"),
+    ] {
+        let (s, v) = post(body.into()).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {v}");
+        assert_error(&v, code);
+    }
     let (s, v) = post(format!("{{\"q\": \"{}\"}}", "x".repeat(70 * 1024))).await;
     assert_eq!(s, StatusCode::PAYLOAD_TOO_LARGE, "{v}");
     assert_error(&v, "body_too_large");

@@ -1,7 +1,9 @@
-//! The router: JSON endpoints, limits, CORS and the refresh of index generations.
+//! The application: configuration, shared state, the router with its handlers, the middleware
+//! (time limit, CORS, body limit) and serving with the refresh of index generations.
 
 use crate::error::ApiError;
-use crate::{Error, Result, page};
+use crate::request::{SearchQuery, SearchQueryGet};
+use crate::{Error, Result, page, response};
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, QueryRejection};
 use axum::extract::{DefaultBodyLimit, Path, Query, Request, State};
@@ -10,10 +12,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
-use indexer_engine::{Engine, Filter, SearchRequest, SelectorKind, safe_child};
-use indexer_notes::NoteKind;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use indexer_engine::{Engine, SearchRequest, safe_child};
 use std::future::Future;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -209,47 +208,41 @@ async fn not_found() -> ApiError {
     ApiError::not_found("route_not_found", "no such endpoint")
 }
 
-async fn health(State(st): State<Shared>) -> Result<Json<Value>, ApiError> {
+async fn health(State(st): State<Shared>) -> Result<Json<response::Health>, ApiError> {
     blocking(&st, |st| {
         let index = st.engine.view();
-        Ok(Json(json!({
-            "status": "ok",
-            "generation": index.generation(),
-            "model": index.model_id(),
-            "notes": index.len(),
-        })))
+        Ok(Json(response::Health {
+            status: "ok",
+            generation: index.generation(),
+            model: index.model_id().to_string(),
+            notes: index.len(),
+        }))
     })
     .await
 }
 
-async fn stats(State(st): State<Shared>) -> Result<Json<Value>, ApiError> {
+async fn stats(State(st): State<Shared>) -> Result<Json<response::Stats>, ApiError> {
     blocking(&st, |st| {
         let index = st.engine.view();
-        Ok(Json(json!({
-            "stats": index.stats(),
-            "failures": index.failures(),
-        })))
+        Ok(Json(response::Stats {
+            stats: index.stats(),
+            failures: index.failures(),
+        }))
     })
     .await
 }
 
-async fn documents(State(st): State<Shared>) -> Result<Json<Value>, ApiError> {
+async fn documents(State(st): State<Shared>) -> Result<Json<response::Documents>, ApiError> {
     blocking(&st, |st| {
         let served = st.cfg.docs_root.is_some();
-        let docs: Vec<Value> = st
+        let documents = st
             .engine
             .view()
             .documents()
             .into_iter()
-            .map(|d| {
-                let mut v = serde_json::to_value(&d).unwrap_or(Value::Null);
-                if served {
-                    v["file_url"] = json!(format!("/documents/{}/file", encode(&d.doc)));
-                }
-                v
-            })
+            .map(|d| response::Document::new(d, served))
             .collect();
-        Ok(Json(json!({ "documents": docs })))
+        Ok(Json(response::Documents { documents }))
     })
     .await
 }
@@ -320,76 +313,30 @@ async fn note_or_image(
             st.engine.view().note(&rest).ok_or_else(|| {
                 ApiError::not_found("note_not_found", format!("no note {rest:?}"))
             })?;
-        let has_image = st.engine.image_path(&note.id).is_some();
-        let mut v = serde_json::to_value(&note).map_err(|e| ApiError::internal(e.to_string()))?;
-        if has_image {
-            v["crop_url"] = json!(crop_url(&note.id));
-        }
-        Ok(Json(v).into_response())
+        let crop_url = st
+            .engine
+            .image_path(&note.id)
+            .map(|_| response::crop_url(&note.id));
+        Ok(Json(response::NoteBody { note, crop_url }).into_response())
     })
     .await
 }
 
-/// The fields of a search, from the query string or a JSON body.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SearchParams {
-    #[serde(alias = "query")]
-    q: Option<String>,
-    budget: Option<String>,
-    selector: Option<String>,
-    candidates: Option<String>,
-    /// One document id (query string) or several (JSON array).
-    doc: Option<OneOrMany>,
-    /// Kinds, comma-separated or a JSON array.
-    kind: Option<OneOrMany>,
-    /// `3-9` or `5`.
-    pages: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
-enum OneOrMany {
-    One(String),
-    Many(Vec<String>),
-}
-
-impl OneOrMany {
-    fn into_vec(self) -> Vec<String> {
-        match self {
-            OneOrMany::One(s) => vec![s],
-            OneOrMany::Many(v) => v,
-        }
-    }
-}
-
-/// A JSON body: the same fields, numbers as numbers.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SearchBody {
-    #[serde(alias = "query")]
-    q: Option<String>,
-    budget: Option<usize>,
-    selector: Option<String>,
-    candidates: Option<usize>,
-    doc: Option<OneOrMany>,
-    kind: Option<OneOrMany>,
-    pages: Option<Value>,
-}
-
+/// `GET /search`: the query string, converted into the typed request a body is.
 async fn search_get(
     State(st): State<Shared>,
-    q: Result<Query<SearchParams>, QueryRejection>,
-) -> Result<Json<Value>, ApiError> {
+    q: Result<Query<SearchQueryGet>, QueryRejection>,
+) -> Result<Json<response::Search>, ApiError> {
     let Query(p) = q.map_err(|e| ApiError::bad_request("bad_query_string", e.body_text()))?;
-    let req = build_request(&st.cfg, p)?;
+    let req = SearchQuery::try_from(p)?.validate(&st.cfg)?;
     run_search(&st, req).await
 }
 
+/// `POST /search`: a JSON body.
 async fn search_post(
     State(st): State<Shared>,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<response::Search>, ApiError> {
     let body = body.map_err(|e| {
         if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
             ApiError::new(
@@ -401,146 +348,15 @@ async fn search_post(
             ApiError::bad_request("bad_body", e.body_text())
         }
     })?;
-    let b: SearchBody = serde_json::from_slice(&body).map_err(|e| {
+    let q: SearchQuery = serde_json::from_slice(&body).map_err(|e| {
         ApiError::bad_request("bad_json", format!("the body is not a valid search: {e}"))
     })?;
-    let pages = match b.pages {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s),
-        Some(Value::Number(n)) => Some(n.to_string()),
-        Some(Value::Array(a)) if a.len() == 2 => Some(format!("{}-{}", a[0], a[1])),
-        Some(other) => {
-            return Err(ApiError::bad_request(
-                "bad_pages",
-                format!("pages must be \"3-9\", 5 or [3, 9], not {other}"),
-            ));
-        }
-    };
-    let p = SearchParams {
-        q: b.q,
-        budget: b.budget.map(|n| n.to_string()),
-        selector: b.selector,
-        candidates: b.candidates.map(|n| n.to_string()),
-        doc: b.doc,
-        kind: b.kind,
-        pages,
-    };
-    let req = build_request(&st.cfg, p)?;
+    let req = q.validate(&st.cfg)?;
     run_search(&st, req).await
 }
 
-fn parse_count(
-    name: &str,
-    v: Option<String>,
-    default: usize,
-    max: usize,
-) -> Result<usize, ApiError> {
-    let Some(v) = v else { return Ok(default) };
-    let n: usize = v.trim().parse().map_err(|_| {
-        ApiError::bad_request(
-            "bad_number",
-            format!("{name} must be a positive integer, not {v:?}"),
-        )
-    })?;
-    if n == 0 {
-        return Err(ApiError::bad_request(
-            "bad_number",
-            format!("{name} must be at least 1"),
-        ));
-    }
-    if n > max {
-        return Err(ApiError::bad_request(
-            "limit_exceeded",
-            format!("{name} is {n}, more than the limit of {max}"),
-        ));
-    }
-    Ok(n)
-}
-
-fn parse_pages(s: &str) -> Result<(u32, u32), ApiError> {
-    let bad = || {
-        ApiError::bad_request(
-            "bad_pages",
-            format!("pages must look like 3-9 or 5, not {s:?}"),
-        )
-    };
-    let (a, b) = match s.split_once('-') {
-        Some((a, b)) => (a, b),
-        None => (s, s),
-    };
-    let a: u32 = a.trim().parse().map_err(|_| bad())?;
-    let b: u32 = b.trim().parse().map_err(|_| bad())?;
-    if a == 0 || a > b {
-        return Err(bad());
-    }
-    Ok((a, b))
-}
-
-fn build_request(cfg: &ServerConfig, p: SearchParams) -> Result<SearchRequest, ApiError> {
-    let q = p.q.unwrap_or_default();
-    let q = q.trim();
-    if q.is_empty() {
-        return Err(ApiError::bad_request("empty_query", "the query q is empty"));
-    }
-    let len = q.chars().count();
-    if len > cfg.max_query_len {
-        return Err(ApiError::bad_request(
-            "query_too_long",
-            format!(
-                "the query has {len} characters, more than the limit of {}",
-                cfg.max_query_len
-            ),
-        ));
-    }
-    let mut req = SearchRequest::new(q);
-    req.budget = parse_count(
-        "budget",
-        p.budget,
-        req.budget.min(cfg.max_budget),
-        cfg.max_budget,
-    )?;
-    req.candidates = parse_count(
-        "candidates",
-        p.candidates,
-        req.candidates.min(cfg.max_candidates),
-        cfg.max_candidates,
-    )?;
-    if let Some(s) = p.selector.filter(|s| !s.trim().is_empty()) {
-        req.selector = s.trim().parse::<SelectorKind>().map_err(|_| {
-            let names: Vec<&str> = SelectorKind::ALL.iter().map(|k| k.as_str()).collect();
-            ApiError::bad_request(
-                "unknown_selector",
-                format!("unknown selector {s:?} (one of {})", names.join(", ")),
-            )
-        })?;
-    }
-    let mut filter = Filter::default();
-    if let Some(d) = p.doc {
-        filter.docs = d.into_vec().into_iter().filter(|d| !d.is_empty()).collect();
-    }
-    if let Some(k) = p.kind {
-        for part in k.into_vec().iter().flat_map(|s| s.split(',')) {
-            let part = part.trim();
-            if part.is_empty() {
-                continue;
-            }
-            let kind = part.parse::<NoteKind>().map_err(|_| {
-                ApiError::bad_request(
-                    "unknown_kind",
-                    format!("unknown kind {part:?} (one of text, figure, table)"),
-                )
-            })?;
-            filter.kinds.push(kind);
-        }
-    }
-    if let Some(pg) = p.pages.filter(|s| !s.trim().is_empty()) {
-        filter.pages = Some(parse_pages(&pg)?);
-    }
-    req.filter = filter;
-    Ok(req)
-}
-
-async fn run_search(st: &Shared, req: SearchRequest) -> Result<Json<Value>, ApiError> {
+/// Runs a validated search in its turn, once its documents are known to the index.
+async fn run_search(st: &Shared, req: SearchRequest) -> Result<Json<response::Search>, ApiError> {
     let _turn = st
         .searches
         .acquire()
@@ -549,108 +365,7 @@ async fn run_search(st: &Shared, req: SearchRequest) -> Result<Json<Value>, ApiE
     blocking(st, move |st| {
         let resp = st.engine.search(&req)?;
         let served = st.cfg.docs_root.is_some();
-        let mut v = serde_json::to_value(&resp).map_err(|e| ApiError::internal(e.to_string()))?;
-        if let Some(hits) = v.get_mut("hits").and_then(Value::as_array_mut) {
-            for (h, hit) in hits.iter_mut().zip(&resp.hits) {
-                let obj = h.as_object_mut().expect("a hit serializes to an object");
-                // The server's own file paths are not the client's business.
-                obj.remove("image_path");
-                let crop = hit
-                    .image_path
-                    .as_ref()
-                    .and_then(|_| st.engine.image_path(&hit.note.id))
-                    .map(|_| crop_url(&hit.note.id));
-                obj.insert("crop_url".into(), json!(crop));
-                obj.insert(
-                    "snippet_html".into(),
-                    json!(snippet_html(&hit.snippet.text, &hit.snippet.highlights)),
-                );
-                obj.insert(
-                    "note_url".into(),
-                    json!(format!("/notes/{}", encode(&hit.note.id))),
-                );
-                let file = served.then(|| {
-                    let base = format!("/documents/{}/file", encode(&hit.note.doc));
-                    match hit.note.page {
-                        Some(p) => format!("{base}#page={p}"),
-                        None => base,
-                    }
-                });
-                obj.insert("file_url".into(), json!(file));
-            }
-        }
-        Ok(Json(v))
+        Ok(Json(response::Search::new(resp, &st.engine, served)))
     })
     .await
-}
-
-fn crop_url(id: &str) -> String {
-    format!("/notes/{}/image", encode(id))
-}
-
-/// Percent-encodes everything but unreserved characters, so an id is one path segment.
-pub(crate) fn encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-fn escape_into(out: &mut String, s: &str) {
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-}
-
-/// The snippet HTML-escaped, with `<mark>` around the highlighted byte ranges.
-pub(crate) fn snippet_html(text: &str, highlights: &[[usize; 2]]) -> String {
-    let mut out = String::with_capacity(text.len() + 16 * highlights.len());
-    let mut at = 0;
-    for &[s, e] in highlights {
-        if s < at || e > text.len() || !text.is_char_boundary(s) || !text.is_char_boundary(e) {
-            continue;
-        }
-        escape_into(&mut out, &text[at..s]);
-        out.push_str("<mark>");
-        escape_into(&mut out, &text[s..e]);
-        out.push_str("</mark>");
-        at = e;
-    }
-    escape_into(&mut out, &text[at..]);
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn snippet_html_escapes_and_marks() {
-        let t = "a <b> & cds";
-        assert_eq!(
-            snippet_html(t, &[[8, 11]]),
-            "a &lt;b&gt; &amp; <mark>cds</mark>"
-        );
-        assert_eq!(encode("a/b.md#t0"), "a%2Fb.md%23t0");
-    }
-
-    #[test]
-    fn pages_parse() {
-        assert_eq!(parse_pages("3-9").unwrap(), (3, 9));
-        assert_eq!(parse_pages("5").unwrap(), (5, 5));
-        assert!(parse_pages("9-3").is_err());
-        assert!(parse_pages("x").is_err());
-    }
 }

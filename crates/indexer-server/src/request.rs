@@ -1,0 +1,301 @@
+//! The search request of the API: `GET /search`'s query string and `POST /search`'s JSON body
+//! become one [`SearchQuery`], which [`SearchQuery::validate`] checks against the server's
+//! limits and turns into the engine's [`SearchRequest`].
+//!
+//! As in Meilisearch, the query string has its own type ([`SearchQueryGet`], every value a
+//! string, since that is all a query string holds) that converts into the body's type; the
+//! body's numbers stay numbers. Every check then happens once, on the typed request.
+
+use crate::app::ServerConfig;
+use crate::error::ApiError;
+use indexer_engine::{Filter, NoteKind, SearchRequest, SelectorKind, parse_pages};
+use serde::Deserialize;
+
+/// A search, as `POST /search` takes it and `GET /search` converts into.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SearchQuery {
+    #[serde(alias = "query")]
+    pub q: Option<String>,
+    /// B: evidence notes in the answer.
+    pub budget: Option<usize>,
+    pub selector: Option<String>,
+    /// k: candidates from each of BM25 and the vector index.
+    pub candidates: Option<usize>,
+    /// One document id or several.
+    pub doc: Option<OneOrMany>,
+    /// Kinds: a list, and each item may itself be comma-separated (`"figure,table"`).
+    pub kind: Option<OneOrMany>,
+    pub pages: Option<Pages>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl OneOrMany {
+    fn into_vec(self) -> Vec<String> {
+        match self {
+            OneOrMany::One(s) => vec![s],
+            OneOrMany::Many(v) => v,
+        }
+    }
+}
+
+/// A page filter: `"3-9"` or `"5"`, `5`, or `[3, 9]`.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum Pages {
+    Text(String),
+    One(u32),
+    Range(u32, u32),
+    /// Any other JSON, so that a page filter of another shape is answered with `bad_pages`,
+    /// not `bad_json`.
+    Other(serde_json::Value),
+}
+
+/// `GET /search`'s query string: the fields of [`SearchQuery`] as strings, with one document
+/// and the kinds comma-separated.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SearchQueryGet {
+    #[serde(alias = "query")]
+    q: Option<String>,
+    budget: Option<String>,
+    selector: Option<String>,
+    candidates: Option<String>,
+    doc: Option<String>,
+    kind: Option<String>,
+    pages: Option<String>,
+}
+
+impl TryFrom<SearchQueryGet> for SearchQuery {
+    type Error = ApiError;
+
+    fn try_from(p: SearchQueryGet) -> Result<SearchQuery, ApiError> {
+        Ok(SearchQuery {
+            q: p.q,
+            budget: count("budget", p.budget)?,
+            selector: p.selector,
+            candidates: count("candidates", p.candidates)?,
+            doc: p.doc.map(OneOrMany::One),
+            kind: p.kind.map(OneOrMany::One),
+            pages: p.pages.map(Pages::Text),
+        })
+    }
+}
+
+/// A count from the query string.
+fn count(name: &str, v: Option<String>) -> Result<Option<usize>, ApiError> {
+    v.map(|v| {
+        v.trim().parse().map_err(|_| {
+            ApiError::bad_request(
+                "bad_number",
+                format!("{name} must be a positive integer, not {v:?}"),
+            )
+        })
+    })
+    .transpose()
+}
+
+impl SearchQuery {
+    /// Checks the request against the server's limits and names, the one place that does.
+    /// Whether the documents are in the index is checked when the search runs, since that
+    /// needs the index.
+    pub(crate) fn validate(self, cfg: &ServerConfig) -> Result<SearchRequest, ApiError> {
+        let q = self.q.unwrap_or_default();
+        let q = q.trim();
+        if q.is_empty() {
+            return Err(ApiError::bad_request("empty_query", "the query q is empty"));
+        }
+        let len = q.chars().count();
+        if len > cfg.max_query_len {
+            return Err(ApiError::bad_request(
+                "query_too_long",
+                format!(
+                    "the query has {len} characters, more than the limit of {}",
+                    cfg.max_query_len
+                ),
+            ));
+        }
+        let mut req = SearchRequest::new(q);
+        req.budget = limited("budget", self.budget, req.budget, cfg.max_budget)?;
+        req.candidates = limited(
+            "candidates",
+            self.candidates,
+            req.candidates,
+            cfg.max_candidates,
+        )?;
+        if let Some(s) = self.selector.filter(|s| !s.trim().is_empty()) {
+            req.selector = s.trim().parse::<SelectorKind>().map_err(|_| {
+                let names: Vec<&str> = SelectorKind::ALL.iter().map(|k| k.as_str()).collect();
+                ApiError::bad_request(
+                    "unknown_selector",
+                    format!("unknown selector {s:?} (one of {})", names.join(", ")),
+                )
+            })?;
+        }
+        req.filter = Filter {
+            docs: self
+                .doc
+                .map(OneOrMany::into_vec)
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|d| !d.is_empty())
+                .collect(),
+            kinds: kinds(self.kind)?,
+            pages: self.pages.map(page_range).transpose()?.flatten(),
+        };
+        Ok(req)
+    }
+}
+
+/// A count of at least 1 and at most `max`; `default` (capped at `max`) when absent.
+fn limited(name: &str, n: Option<usize>, default: usize, max: usize) -> Result<usize, ApiError> {
+    match n {
+        None => Ok(default.min(max)),
+        Some(0) => Err(ApiError::bad_request(
+            "bad_number",
+            format!("{name} must be at least 1"),
+        )),
+        Some(n) if n > max => Err(ApiError::bad_request(
+            "limit_exceeded",
+            format!("{name} is {n}, more than the limit of {max}"),
+        )),
+        Some(n) => Ok(n),
+    }
+}
+
+fn kinds(k: Option<OneOrMany>) -> Result<Vec<NoteKind>, ApiError> {
+    let parts = k.map(OneOrMany::into_vec).unwrap_or_default();
+    parts
+        .iter()
+        .flat_map(|s| s.split(','))
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            p.parse::<NoteKind>().map_err(|_| {
+                let names: Vec<&str> = NoteKind::ALL.iter().map(|k| k.as_str()).collect();
+                ApiError::bad_request(
+                    "unknown_kind",
+                    format!("unknown kind {p:?} (one of {})", names.join(", ")),
+                )
+            })
+        })
+        .collect()
+}
+
+/// The inclusive 1-based page range, `None` for an empty string. Text goes to the engine's
+/// parser (the CLI's `--pages` takes the same); the JSON numbers are checked as they are.
+fn page_range(p: Pages) -> Result<Option<(u32, u32)>, ApiError> {
+    let bad = |message: String| ApiError::bad_request("bad_pages", message);
+    let (a, b, shown) = match p {
+        Pages::Text(s) if s.trim().is_empty() => return Ok(None),
+        Pages::Text(s) => return parse_pages(&s).map(Some).map_err(|e| bad(e.to_string())),
+        Pages::One(n) => (n, n, n.to_string()),
+        Pages::Range(a, b) => (a, b, format!("[{a}, {b}]")),
+        Pages::Other(v) => {
+            return Err(bad(format!("pages must be \"3-9\", 5 or [3, 9], not {v}")));
+        }
+    };
+    if a == 0 || a > b {
+        return Err(bad(format!(
+            "pages must be 1-based with the first page no later than the last, not {shown}"
+        )));
+    }
+    Ok(Some((a, b)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn get(qs: &str) -> Result<SearchRequest, ApiError> {
+        let p: SearchQueryGet = query_string(qs);
+        SearchQuery::try_from(p)?.validate(&ServerConfig::default())
+    }
+
+    fn post(body: &str) -> Result<SearchRequest, ApiError> {
+        let b: SearchQuery = serde_json::from_str(body).unwrap();
+        b.validate(&ServerConfig::default())
+    }
+
+    fn query_string(qs: &str) -> SearchQueryGet {
+        let uri: axum::http::Uri = format!("/search?{qs}").parse().unwrap();
+        axum::extract::Query::try_from_uri(&uri).unwrap().0
+    }
+
+    #[test]
+    fn query_string_and_body_mean_the_same() {
+        let a = get(concat!(
+            "q=%20graph%20&budget=3&candidates=20&selector=cds",
+            "&doc=a.md&kind=figure,table&pages=2-4"
+        ))
+        .unwrap();
+        let b = post(
+            r#"{"query": "graph", "budget": 3, "candidates": 20, "selector": "cds",
+                "doc": ["a.md"], "kind": ["figure", "table"], "pages": [2, 4]}"#,
+        )
+        .unwrap();
+        for r in [&a, &b] {
+            assert_eq!(r.query, "graph");
+            assert_eq!((r.budget, r.candidates), (3, 20));
+            assert_eq!(r.selector, SelectorKind::Cds);
+            assert_eq!(r.filter.docs, ["a.md"]);
+            assert_eq!(r.filter.kinds, [NoteKind::Figure, NoteKind::Table]);
+            assert_eq!(r.filter.pages, Some((2, 4)));
+        }
+    }
+
+    #[test]
+    fn pages_in_every_form() {
+        assert_eq!(
+            post(r#"{"q": "x", "pages": "3-9"}"#).unwrap().filter.pages,
+            Some((3, 9))
+        );
+        assert_eq!(
+            post(r#"{"q": "x", "pages": 5}"#).unwrap().filter.pages,
+            Some((5, 5))
+        );
+        assert_eq!(
+            post(r#"{"q": "x", "pages": ""}"#).unwrap().filter.pages,
+            None
+        );
+        assert_eq!(
+            post(r#"{"q": "x", "pages": null}"#).unwrap().filter.pages,
+            None
+        );
+        for bad in [
+            r#""9-3""#,
+            "0",
+            "-1",
+            "3.5",
+            "[4, 2]",
+            "[0, 2]",
+            "[1, 2, 3]",
+            "{}",
+        ] {
+            let e = post(&format!(r#"{{"q": "x", "pages": {bad}}}"#)).unwrap_err();
+            assert_eq!(e.code, "bad_pages", "{bad}: {e:?}");
+        }
+    }
+
+    #[test]
+    fn counts_and_limits() {
+        assert_eq!(get("q=x").unwrap().budget, indexer_engine::DEFAULT_BUDGET);
+        assert_eq!(get("q=x&budget=ten").unwrap_err().code, "bad_number");
+        assert_eq!(get("q=x&budget=0").unwrap_err().code, "bad_number");
+        assert_eq!(
+            post(r#"{"q": "x", "budget": 0}"#).unwrap_err().code,
+            "bad_number"
+        );
+        assert_eq!(get("q=x&budget=51").unwrap_err().code, "limit_exceeded");
+        assert_eq!(
+            post(r#"{"q": "x", "candidates": 1001}"#).unwrap_err().code,
+            "limit_exceeded"
+        );
+    }
+}
