@@ -59,34 +59,34 @@ pub fn write_pdf(path: &Path, pages: Vec<(f32, f32, Vec<Item>)>) {
                     )
                     .unwrap();
                 }
-                Item::Picture(l, b, r, t, img) => {
-                    objs.create_image_object(
-                        PdfPoints::new(l),
-                        PdfPoints::new(b),
-                        &img,
-                        Some(PdfPoints::new(r - l)),
-                        Some(PdfPoints::new(t - b)),
-                    )
-                    .unwrap();
-                }
+                Item::Picture(l, b, r, t, img) => picture(objs, (l, b, r, t), &img),
                 Item::Image(l, b, r, t) => {
                     let img =
                         image::DynamicImage::ImageRgb8(image::RgbImage::from_fn(64, 64, |x, y| {
                             image::Rgb([(x * 4) as u8, (y * 4) as u8, 128])
                         }));
-                    objs.create_image_object(
-                        PdfPoints::new(l),
-                        PdfPoints::new(b),
-                        &img,
-                        Some(PdfPoints::new(r - l)),
-                        Some(PdfPoints::new(t - b)),
-                    )
-                    .unwrap();
+                    picture(objs, (l, b, r, t), &img)
                 }
             }
         }
     }
     doc.save_to_file(path).unwrap();
+}
+
+/// Places `img` over the box (left, bottom, right, top).
+fn picture(
+    objs: &mut PdfPageObjects,
+    (l, b, r, t): (f32, f32, f32, f32),
+    img: &image::DynamicImage,
+) {
+    objs.create_image_object(
+        PdfPoints::new(l),
+        PdfPoints::new(b),
+        img,
+        Some(PdfPoints::new(r - l)),
+        Some(PdfPoints::new(t - b)),
+    )
+    .unwrap();
 }
 
 fn report_pages() -> Vec<(f32, f32, Vec<Item>)> {
