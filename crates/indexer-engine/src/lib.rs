@@ -19,7 +19,7 @@ mod search;
 mod snippet;
 
 pub use indexer_index::Filter;
-pub use indexer_rerank::SelectorKind;
+pub use indexer_rerank::{SelectorKind, SelectorSpec};
 pub use ingest::{Failure, FileWarning, IngestConfig, IngestEvent, IngestSummary, doc_id, ingest};
 pub use search::{
     DEFAULT_BUDGET, DEFAULT_CANDIDATES, DEFAULT_SELECTOR, Engine, Hit, SearchRequest,

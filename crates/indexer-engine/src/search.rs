@@ -5,7 +5,7 @@ use crate::{Error, Result};
 use indexer_embed::{Encoder, OnnxEncoder};
 use indexer_index::{CandidateQuery, Filter, Index};
 use indexer_notes::Note;
-use indexer_rerank::{Candidates, CdsDiagnostics, SelectorKind};
+use indexer_rerank::{Candidates, CdsDiagnostics, NoteInfo, SelectorKind};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
@@ -201,6 +201,7 @@ impl Engine {
         })?;
         let t_cand = t0.elapsed();
         let fused: Vec<f64> = set.hits.iter().map(|h| f64::from(h.rrf)).collect();
+        let info = note_info(&index, &set.hits);
         let cands = Candidates {
             query: &qvec,
             notes: &set.vectors,
@@ -208,6 +209,7 @@ impl Engine {
             links: &set.links,
             query_text: query,
             fused: &fused,
+            info: &info,
         };
         let selection = indexer_rerank::selector(req.selector).select(&cands, req.budget)?;
         let t_sel = t0.elapsed();
@@ -270,6 +272,25 @@ impl Engine {
         note.page?; // Markdown/HTML images point at the user's files, not at the index.
         safe_child(&index.crop_dir(), name)
     }
+}
+
+/// What the structured selectors need of each candidate besides its vector: document (numbered
+/// in order of first appearance), page, kind and the first stage's ranks.
+fn note_info(index: &Index, hits: &[indexer_index::Candidate]) -> Vec<NoteInfo> {
+    let mut docs: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+    hits.iter()
+        .map(|h| {
+            let next = docs.len() as u32;
+            let doc = index.doc_of_ordinal(h.ordinal).unwrap_or("");
+            NoteInfo {
+                doc: *docs.entry(doc).or_insert(next),
+                page: h.page,
+                visual: h.kind != indexer_notes::NoteKind::Text,
+                bm25_rank: h.bm25_rank.map(|r| r as u32),
+                vector_rank: h.vector_rank.map(|r| r as u32),
+            }
+        })
+        .collect()
 }
 
 /// `dir/name` if `name` is a plain relative path that stays inside `dir` and names a file.

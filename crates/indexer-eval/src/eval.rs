@@ -7,7 +7,7 @@ use crate::{Error, Question, Result, read_questions};
 use indexer_engine::{Engine, Filter, SelectorKind};
 use indexer_index::CandidateQuery;
 use indexer_notes::Note;
-use indexer_rerank::Candidates;
+use indexer_rerank::{Candidates, NoteInfo, SelectorSpec};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
@@ -50,6 +50,9 @@ pub struct EvalConfig {
     pub docs: PathBuf,
     pub index: PathBuf,
     pub selectors: Vec<SelectorKind>,
+    /// A parameter grid: selectors with options (`cds-hybrid:beta=0.3:page=0.5`), evaluated
+    /// beside `selectors`, each under its own text.
+    pub grid: Vec<SelectorSpec>,
     /// The paper's B values.
     pub budgets: Vec<usize>,
     pub pools: Vec<PoolMode>,
@@ -303,6 +306,28 @@ struct Pool {
     links: Vec<(usize, usize)>,
     /// Candidate score for the page ranking: cosine (all) or RRF (hybrid).
     rank_scores: Vec<f64>,
+    /// Document, page, kind and first-stage ranks of each note, for the structured selectors.
+    info: Vec<NoteInfo>,
+}
+
+/// The structure the selectors see: documents numbered in order of first appearance.
+fn note_info(notes: &[Note], ranks: &[(Option<usize>, Option<usize>)]) -> Vec<NoteInfo> {
+    let mut docs: HashMap<&str, u32> = HashMap::new();
+    notes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let next = docs.len() as u32;
+            let (b, v) = ranks.get(i).copied().unwrap_or_default();
+            NoteInfo {
+                doc: *docs.entry(n.doc.as_str()).or_insert(next),
+                page: n.page,
+                visual: n.kind != indexer_notes::NoteKind::Text,
+                bm25_rank: b.map(|r| r as u32),
+                vector_rank: v.map(|r| r as u32),
+            }
+        })
+        .collect()
 }
 
 fn links_among(notes: &[Note]) -> Vec<(usize, usize)> {
@@ -372,9 +397,10 @@ pub fn run_eval(
                 PoolMode::Hybrid => "rank:rrf",
             };
             let mut keys = vec![(rank_name.to_string(), 0)];
-            for s in &cfg.selectors {
+            let names = cfg.selectors.iter().map(|s| s.to_string());
+            for s in names.chain(cfg.grid.iter().map(|g| g.to_string())) {
                 for b in &cfg.budgets {
-                    keys.push((s.to_string(), *b));
+                    keys.push((s.clone(), *b));
                 }
             }
             for (s, b) in keys {
@@ -422,6 +448,7 @@ pub fn run_eval(
                     }
                     let links = links_among(&notes);
                     Pool {
+                        info: note_info(&notes, &[]),
                         notes,
                         vectors,
                         links,
@@ -447,10 +474,12 @@ pub fn run_eval(
                     let mut rank_scores = Vec::new();
                     let mut links = Vec::new();
                     let mut keep = HashMap::new();
+                    let mut ranks = Vec::new();
                     for (i, c) in set.hits.iter().enumerate() {
                         if let Ok(n) = index.note_at(c.ordinal) {
                             keep.insert(i, notes.len());
                             notes.push(n);
+                            ranks.push((c.bm25_rank, c.vector_rank));
                             vectors.extend_from_slice(&set.vectors[i * dim..(i + 1) * dim]);
                             rank_scores.push(c.rrf as f64);
                         }
@@ -461,6 +490,7 @@ pub fn run_eval(
                         }
                     }
                     Pool {
+                        info: note_info(&notes, &ranks),
                         notes,
                         vectors,
                         links,
@@ -479,6 +509,7 @@ pub fn run_eval(
                     PoolMode::Hybrid => &pool.rank_scores,
                     PoolMode::All => &[],
                 },
+                info: &pool.info,
             };
             for (_, sel_name, budget) in todo {
                 let row = if sel_name.starts_with("rank:") {
@@ -499,11 +530,12 @@ pub fn run_eval(
                         diagnostics: None,
                     }
                 } else {
-                    let kind: SelectorKind = sel_name
+                    let spec: SelectorSpec = sel_name
                         .parse()
                         .map_err(|e| Error::Select(format!("{e}")))?;
+                    let chooser = spec.build().map_err(|e| Error::Select(format!("{e}")))?;
                     let t = Instant::now();
-                    let sel = indexer_rerank::selector(kind)
+                    let sel = chooser
                         .select(&cands, *budget)
                         .map_err(|e| Error::Select(format!("{}: {e}", q.id)))?;
                     let select_ms = t.elapsed().as_secs_f64() * 1e3;
@@ -553,7 +585,12 @@ pub fn run_eval(
         rows.extend(new_rows);
         progress(qi + 1, total);
     }
-    let wanted_sel: HashSet<String> = cfg.selectors.iter().map(|s| s.to_string()).collect();
+    let wanted_sel: HashSet<String> = cfg
+        .selectors
+        .iter()
+        .map(|s| s.to_string())
+        .chain(cfg.grid.iter().map(|g| g.to_string()))
+        .collect();
     let wanted_pool: HashSet<String> = cfg.pools.iter().map(|p| p.to_string()).collect();
     rows.retain(|r| {
         wanted_pool.contains(&r.pool)
