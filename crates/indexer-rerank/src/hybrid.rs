@@ -183,7 +183,7 @@ impl Geometry {
                 links.push((a, b, m));
             }
         }
-        links.sort_by(|x, y| (x.0, x.1).cmp(&(y.0, y.1)));
+        links.sort_by_key(|x| (x.0, x.1));
         links.dedup_by(|x, y| x.0 == y.0 && x.1 == y.1);
         Geometry {
             notes,
@@ -275,14 +275,19 @@ pub struct CdsHybridOptions {
     pub fill: Fill,
 }
 
+/// The best setting of the mmlb-dev sweep (README, "The sweep"): beta 1, page 0.5, k 10,
+/// fill by rank (the fill rules measured the same).
 impl Default for CdsHybridOptions {
     fn default() -> Self {
         CdsHybridOptions {
             cds: CdsOptions {
-                beta: 0.3,
+                beta: 1.0,
                 ..CdsOptions::default()
             },
-            hybrid: HybridOptions::default(),
+            hybrid: HybridOptions {
+                rrf_k: 10.0,
+                ..HybridOptions::default()
+            },
             fill: Fill::Rank,
         }
     }
@@ -425,7 +430,8 @@ impl Selector for CdsHybrid {
 }
 
 /// The fused order with at most `cap` notes a page; when that leaves fewer than B notes, the
-/// skipped ones follow in the same order.
+/// skipped ones follow in the same order. Scores are the candidates' fused scores (the hybrid
+/// relevance s_i when they have none).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct FusedCap {
     /// Notes a page before the second pass. Default 1.
@@ -470,7 +476,7 @@ impl Selector for FusedCap {
                 *count += 1;
                 taken[i] = true;
                 indices.push(i);
-                scores.push(s[i]);
+                scores.push(c.fused.get(i).copied().unwrap_or(s[i]));
             }
         }
         Ok(Selection {

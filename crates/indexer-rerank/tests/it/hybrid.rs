@@ -127,10 +127,11 @@ fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
         }
         a.swap(c, p);
         b.swap(c, p);
+        let pivot = a[c].clone();
         for r in c + 1..k {
-            let f = a[r][c] / a[c][c];
-            for q in c..k {
-                a[r][q] -= f * a[c][q];
+            let f = a[r][c] / pivot[c];
+            for (v, p) in a[r].iter_mut().zip(&pivot).skip(c) {
+                *v -= f * p;
             }
             b[r] -= f * b[c];
         }
