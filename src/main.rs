@@ -110,7 +110,7 @@ struct IngestArgs {
 struct QueryArgs {
     /// The question
     question: String,
-    /// Selector: fused, cosine, cds, cds-exact, mmr, dpp, ppr, random [env: INDEXER_SELECTOR] [default: fused]
+    /// Selector: fused-cap, fused, cosine, cds, cds-exact, cds-hybrid, mmr, mmr-hybrid, dpp, dpp-hybrid, ppr, random [env: INDEXER_SELECTOR] [default: fused-cap]
     #[arg(long, short = 's', value_name = "NAME")]
     selector: Option<String>,
     /// Evidence notes to select (the paper's B) [env: INDEXER_BUDGET] [default: 10]

@@ -12,11 +12,12 @@ use std::sync::{Arc, RwLock};
 use std::time::Instant;
 
 /// The selector used when none is named, decided by `indexer eval` on all of mmlb-dev (234
-/// answerable questions): the hybrid first stage's own order (`fused`, reciprocal rank fusion
-/// of BM25 and vectors) had the best gold page recall at every budget, 51.9% at B = 10 against
-/// 49.3% for cosine and 45.1% for exact CDS, 40.9% at B = 3 against 30.8% (see the README's
-/// "Choosing the selector"). CDS stays one flag away.
-pub const DEFAULT_SELECTOR: SelectorKind = SelectorKind::Fused;
+/// answerable questions, hybrid pool): the first stage's fused order with at most one note a
+/// page before any second (`fused-cap`) had the best gold page recall at every budget, 54.9 /
+/// 58.9 / 68.2 / 77.2% at B = 3 / 5 / 10 / 15 against 52.2 / 56.9 / 64.4 / 70.1% for `fused`;
+/// the best CDS on the same input (`cds-hybrid`) reached 49.8 / 58.1 / 66.6 / 72.5% (see the
+/// README's "Choosing the selector" and the rerank crate's sweep). CDS stays one flag away.
+pub const DEFAULT_SELECTOR: SelectorKind = SelectorKind::FusedCap;
 /// Evidence notes per answer (the paper's B).
 pub const DEFAULT_BUDGET: usize = 10;
 /// Candidates taken from each of BM25 and the vector index.
@@ -53,8 +54,9 @@ impl SearchRequest {
 pub struct Hit {
     /// 1-based rank in the evidence set.
     pub rank: usize,
-    /// The selector's score: the CDS weight x_i for CDS, the cosine for cosine top-B, the
-    /// marginal gain for MMR and DPP, the PageRank mass for PPR.
+    /// The selector's score: the fused score for `fused` and `fused-cap`, the CDS weight x_i for
+    /// CDS, the cosine for cosine top-B, the marginal gain for MMR and DPP, the PageRank mass
+    /// for PPR.
     pub score: f64,
     /// Cosine of the note and the query.
     pub cosine: f32,
