@@ -273,6 +273,31 @@ pub struct CdsHybridOptions {
     pub cds: CdsOptions,
     pub hybrid: HybridOptions,
     pub fill: Fill,
+    /// When above 0, the dominant set is read in the order of x with at most `cap` notes a page
+    /// before any second (the page rule of `fused-cap` on the CDS order). Default 0 (off).
+    pub cap: usize,
+}
+
+/// `order` with at most `cap` notes a page first, then the skipped ones, `budget` in all.
+fn capped(info: &[NoteInfo], order: &[usize], cap: usize, budget: usize) -> Vec<usize> {
+    let mut per_page: HashMap<(u32, i64), usize> = HashMap::new();
+    let mut taken = vec![false; order.len()];
+    let mut out = Vec::new();
+    for pass in 0..2 {
+        for (k, &i) in order.iter().enumerate() {
+            if out.len() == budget {
+                return out;
+            }
+            let count = per_page.entry(page_key(info, i)).or_default();
+            if taken[k] || (pass == 0 && *count >= cap) {
+                continue;
+            }
+            *count += 1;
+            taken[k] = true;
+            out.push(i);
+        }
+    }
+    out
 }
 
 /// The best setting of the mmlb-dev sweep (README, "The sweep"): beta 1, page 0.5, k 10,
@@ -289,6 +314,7 @@ impl Default for CdsHybridOptions {
                 ..HybridOptions::default()
             },
             fill: Fill::Rank,
+            cap: 0,
         }
     }
 }
@@ -349,10 +375,15 @@ impl CdsHybrid {
                 .collect()
         };
         let w = support(&x);
-        let mut indices: Vec<usize> = top_k(&w, budget)
+        let ranked: Vec<usize> = top_k(&w, if o.cap > 0 { n } else { budget })
             .into_iter()
             .filter(|i| w[*i] > f64::NEG_INFINITY)
             .collect();
+        let mut indices = if o.cap > 0 {
+            capped(c.info, &ranked, o.cap, budget)
+        } else {
+            ranked
+        };
         let mut scores: Vec<f64> = indices.iter().map(|i| w[*i]).collect();
         let from_cds = indices.len();
         let mut rounds = 1;

@@ -90,6 +90,11 @@ impl SelectorSpec {
                         "beta" => o.cds.beta = num(k, v)?,
                         "eps" => o.cds.eps = num(k, v)?,
                         "fill" => o.fill = v.parse()?,
+                        "cap" => {
+                            o.cap = v
+                                .parse()
+                                .map_err(|_| invalid("cap", format!("{v} is not a count")))?
+                        }
                         _ if hybrid_option(&mut o.hybrid, k, v)? => {}
                         _ => return unknown(k),
                     }

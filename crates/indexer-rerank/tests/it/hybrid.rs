@@ -67,6 +67,7 @@ fn options() -> impl Strategy<Value = CdsHybridOptions> {
                 adjacent,
             },
             fill: Fill::Rank,
+            cap: 0,
         })
 }
 
@@ -234,8 +235,11 @@ proptest! {
     #[test]
     fn fill_rules(h in hybrids(25), o in options(), b in 1usize..12) {
         let n = h.inst.n();
-        for fill in [Fill::None, Fill::Rank, Fill::RankPage, Fill::Peel] {
-            let sel = CdsHybrid { options: CdsHybridOptions { fill, ..o } }
+        for (fill, cap) in [Fill::None, Fill::Rank, Fill::RankPage, Fill::Peel]
+            .into_iter()
+            .flat_map(|f| [(f, 0), (f, 1)])
+        {
+            let sel = CdsHybrid { options: CdsHybridOptions { fill, cap, ..o } }
                 .select(&h.cands(), b)
                 .unwrap();
             let mut seen = sel.indices.clone();
@@ -313,6 +317,7 @@ fn opts(page: f64, link: f64, adjacent: f64) -> CdsHybridOptions {
             adjacent,
         },
         fill: Fill::None,
+        cap: 0,
     }
 }
 
@@ -406,6 +411,7 @@ fn specs_parse_and_print_back() {
     for text in [
         "cds-hybrid",
         "cds-hybrid:beta=0.3:page=0.5:fill=peel",
+        "cds-hybrid:cap=1",
         "fused-cap:cap=2",
         "mmr-hybrid:lambda=0.7:page=0.5",
         "dpp-hybrid:theta=3:k=10",
