@@ -13,10 +13,11 @@ use std::time::Instant;
 
 /// The selector used when none is named, decided by `indexer eval` on all of mmlb-dev (234
 /// answerable questions, hybrid pool): the first stage's fused order with at most one note a
-/// page before any second (`fused-cap`) had the best gold page recall at every budget, 54.9 /
-/// 58.9 / 68.2 / 77.2% at B = 3 / 5 / 10 / 15 against 52.2 / 56.9 / 64.4 / 70.1% for `fused`;
-/// the best CDS on the same input (`cds-hybrid`) reached 49.8 / 58.1 / 66.6 / 72.5% (see the
-/// README's "Choosing the selector" and the rerank crate's sweep). CDS stays one flag away.
+/// page before any second (`fused-cap`) had the best gold page recall with the first stage's
+/// own RRF k, 54.9 / 58.9 / 68.2 / 77.2% at B = 3 / 5 / 10 / 15 against 52.2 / 56.9 / 64.4 /
+/// 70.1% for `fused`; CDS on the same input (`cds-hybrid:cap=1`) came within 0.7 points at
+/// B <= 10 at 20 to 40 times the cost (see the README's "Choosing the selector" and the rerank
+/// crate's sweep). CDS stays one flag away.
 pub const DEFAULT_SELECTOR: SelectorKind = SelectorKind::FusedCap;
 /// Evidence notes per answer (the paper's B).
 pub const DEFAULT_BUDGET: usize = 10;

@@ -300,8 +300,10 @@ fn capped(info: &[NoteInfo], order: &[usize], cap: usize, budget: usize) -> Vec<
     out
 }
 
-/// The best setting of the mmlb-dev sweep (README, "The sweep"): beta 1, page 0.5, k 10,
-/// fill by rank (the fill rules measured the same).
+/// beta 1 and page 1 (the simplest of the best settings of the mmlb-dev sweep, README "The
+/// sweep"), the first stage's k = 60, no link terms, fill by rank, no page cap. The sweep's
+/// grid relies on these defaults for the options its lines leave out. `cap=1` selects better
+/// (it is the page rule of `fused-cap` on the CDS order).
 impl Default for CdsHybridOptions {
     fn default() -> Self {
         CdsHybridOptions {
@@ -310,7 +312,7 @@ impl Default for CdsHybridOptions {
                 ..CdsOptions::default()
             },
             hybrid: HybridOptions {
-                rrf_k: 10.0,
+                page: 1.0,
                 ..HybridOptions::default()
             },
             fill: Fill::Rank,

@@ -10,6 +10,11 @@
 //! Appendix B run on the same input: cosine top-B, MMR, k-DPP greedy MAP, personalised
 //! PageRank and a reproducible random draw.
 //!
+//! `cds-hybrid` is the same program on the hybrid first stage: query edges from the fused BM25
+//! and vector ranks, a note block that knows pages and links ([`NoteInfo`], [`Candidates::info`]),
+//! solved by the exact solver; `fused-cap`, `mmr-hybrid` and `dpp-hybrid` are baselines on the
+//! same input. [`SelectorSpec`] names a selector with options (`cds-hybrid:beta=1:page=0.5`).
+//!
 //! Pure math: vectors and a link graph in, ranked indices and diagnostics out; no I/O.
 //!
 //! ```
