@@ -623,6 +623,9 @@ fn command_line(cfg: &EvalConfig) -> String {
         cfg.candidates,
         cfg.out.display()
     );
+    if !cfg.grid.is_empty() {
+        s.push_str(&format!(" --grid FILE ({} selector specs)", cfg.grid.len()));
+    }
     if let Some(l) = cfg.limit {
         s.push_str(&format!(" --limit {l}"));
     }
