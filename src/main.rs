@@ -112,7 +112,7 @@ struct IngestArgs {
 struct QueryArgs {
     /// The question
     question: String,
-    /// Selector: fused, cosine, cds, cds-exact, mmr, dpp, ppr, random [env: INDEXER_SELECTOR] [default: fused]
+    /// Selector: fused-cap, fused, cosine, cds, cds-exact, cds-hybrid, mmr, mmr-hybrid, dpp, dpp-hybrid, ppr, random [env: INDEXER_SELECTOR] [default: fused-cap]
     #[arg(long, short = 's', value_name = "NAME")]
     selector: Option<String>,
     /// Evidence notes to select (the paper's B) [env: INDEXER_BUDGET] [default: 10]
@@ -155,6 +155,10 @@ struct EvalArgs {
     /// Selectors, comma-separated [default: all]
     #[arg(long, value_delimiter = ',', value_name = "LIST")]
     selectors: Vec<SelectorKind>,
+    /// A parameter grid: a file of selectors with options, one a line
+    /// (`cds-hybrid:beta=0.3:page=0.5`; `#` starts a comment), evaluated beside --selectors
+    #[arg(long, value_name = "FILE")]
+    grid: Option<PathBuf>,
     /// Evidence notes per question (B) [default: 10]
     #[arg(long, conflicts_with = "budgets")]
     budget: Option<usize>,
@@ -523,6 +527,24 @@ fn query(args: QueryArgs, cfg: &config::Config, index_dir: PathBuf) -> Result<Ex
     Ok(ExitCode::SUCCESS)
 }
 
+/// The selector specs of a grid file: one a line, blank lines and `#` comments skipped.
+fn read_grid(path: &std::path::Path) -> Result<Vec<indexer_engine::SelectorSpec>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the grid {}", path.display()))?;
+    let mut specs = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let spec = line
+            .parse()
+            .with_context(|| format!("{}:{}: bad selector spec", path.display(), i + 1))?;
+        specs.push(spec);
+    }
+    Ok(specs)
+}
+
 fn eval(args: EvalArgs, cfg: &config::Config, index: Option<PathBuf>) -> Result<ExitCode> {
     let rt = runtime()?;
     let encoder = std::sync::Arc::new(indexer_engine::load_encoder(
@@ -545,6 +567,10 @@ fn eval(args: EvalArgs, cfg: &config::Config, index: Option<PathBuf>) -> Result<
         .expect("clap requires --questions without --beir");
     let docs = args.docs.expect("clap requires --docs with --questions");
     let index_dir = index.unwrap_or_else(|| args.out.join("index"));
+    let grid = match &args.grid {
+        Some(path) => read_grid(path)?,
+        None => Vec::new(),
+    };
     // Ingest is incremental: on a rerun the documents are found unchanged in seconds.
     let summary = run_ingest(
         std::slice::from_ref(&docs),
@@ -565,11 +591,12 @@ fn eval(args: EvalArgs, cfg: &config::Config, index: Option<PathBuf>) -> Result<
         questions,
         docs,
         index: index_dir,
-        selectors: if args.selectors.is_empty() {
+        selectors: if args.selectors.is_empty() && grid.is_empty() {
             SelectorKind::ALL.to_vec()
         } else {
             args.selectors
         },
+        grid,
         budgets: if !args.budgets.is_empty() {
             args.budgets
         } else {

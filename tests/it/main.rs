@@ -222,8 +222,9 @@ fn ingest_query_reingest_delete() {
             .join(", ")
     );
 
-    // The default selector is the fused first-stage order: its scores are the reciprocal rank
-    // fusion of each hit's BM25 and vector ranks (k = 60), in decreasing order.
+    // The default selector is the fused first-stage order with one note a page first: its
+    // scores are the reciprocal rank fusion of each hit's BM25 and vector ranks (k = 60), in
+    // decreasing order while pages remain.
     let o = indexer(
         dir,
         &[
@@ -234,7 +235,7 @@ fn ingest_query_reingest_delete() {
         ],
     );
     let r = json(&o);
-    assert_eq!(r["selector"], "fused");
+    assert_eq!(r["selector"], "fused-cap");
     assert_eq!(r["hits"].as_array().unwrap().len(), 10);
     for h in r["hits"].as_array().unwrap() {
         let rrf: f64 = ["bm25_rank", "vector_rank"]

@@ -24,7 +24,9 @@ pub use indexer_embed::{Encoder, OnnxEncoder};
 pub use indexer_index::{DocumentInfo, FailureInfo, Filter, Stats};
 pub use indexer_ingest::{Chunking, run_worker};
 pub use indexer_notes::{Hint, Link, LinkKind, Note, NoteKind, ParsedDocument};
-pub use indexer_rerank::{CdsDiagnostics, Selection, SelectorKind};
+pub use indexer_rerank::{
+    CdsDiagnostics, Selection, Selector, SelectorKind, SelectorSpec, selector,
+};
 pub use indexer_runtime::{DEFAULT_MODEL, Runtime};
 pub use ingest::{Failure, FileWarning, IngestConfig, IngestEvent, IngestSummary, ingest};
 pub use search::{

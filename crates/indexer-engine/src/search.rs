@@ -6,17 +6,20 @@ use crate::{Error, Result};
 use indexer_embed::{Encoder, OnnxEncoder};
 use indexer_index::{CandidateQuery, Filter, Index};
 use indexer_notes::Note;
-use indexer_rerank::{Candidates, CdsDiagnostics, Selection, SelectorKind};
+use indexer_rerank::{Candidates, CdsDiagnostics, NoteInfo, Selection, Selector, SelectorKind};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 use std::time::Instant;
 
-/// The selector used when none is named, decided by `indexer eval` on all of mmlb-dev (see
-/// the README's "Choosing the selector" for the figures of the current run): the hybrid first
-/// stage's own order (`fused`, reciprocal rank fusion of BM25 and vectors) has the best gold
-/// page recall at every budget. CDS stays one flag away.
-pub const DEFAULT_SELECTOR: SelectorKind = SelectorKind::Fused;
+/// The selector used when none is named, decided by `indexer eval` on all of mmlb-dev (234
+/// answerable questions, hybrid pool): the first stage's fused order with at most one note a
+/// page before any second (`fused-cap`) had the best gold page recall with the first stage's
+/// own RRF k, 54.9 / 58.9 / 68.2 / 77.2% at B = 3 / 5 / 10 / 15 against 52.2 / 56.9 / 64.4 /
+/// 70.1% for `fused`; CDS on the same input (`cds-hybrid:cap=1`) came within 0.7 points at
+/// B <= 10 at 20 to 40 times the cost (see the README's "Choosing the selector" and the rerank
+/// crate's sweep). CDS stays one flag away.
+pub const DEFAULT_SELECTOR: SelectorKind = SelectorKind::FusedCap;
 /// Evidence notes per answer (the paper's B).
 pub const DEFAULT_BUDGET: usize = 10;
 /// Candidates taken from each of BM25 and the vector index.
@@ -53,8 +56,9 @@ impl SearchRequest {
 pub struct Hit {
     /// 1-based rank in the evidence set.
     pub rank: usize,
-    /// The selector's score: the CDS weight x_i for CDS, the cosine for cosine top-B, the
-    /// marginal gain for MMR and DPP, the PageRank mass for PPR.
+    /// The selector's score: the fused score for `fused` and `fused-cap`, the CDS weight x_i for
+    /// CDS, the cosine for cosine top-B, the marginal gain for MMR and DPP, the PageRank mass
+    /// for PPR.
     pub score: f64,
     /// Cosine of the note and the query.
     pub cosine: f32,
@@ -231,6 +235,7 @@ impl Engine {
             }
         }
         pool.links = links_among(&pool.entries);
+        pool.info = note_info(&pool.entries);
         pool
     }
 
@@ -336,6 +341,9 @@ pub struct Pool {
     /// The reciprocal-rank-fusion score of each entry; empty for a pool without first-stage
     /// ranks (every note of some documents).
     pub fused: Vec<f64>,
+    /// What the structured selectors read of each entry besides its vector: document, page,
+    /// kind and first-stage ranks.
+    pub info: Vec<NoteInfo>,
 }
 
 impl Pool {
@@ -361,10 +369,11 @@ impl Pool {
             links: &self.links,
             query_text,
             fused: &self.fused,
+            info: &self.info,
         }
     }
 
-    /// Chooses up to `budget` entries with the selector `kind`.
+    /// Chooses up to `budget` entries with the selector `kind` (default options).
     pub fn select(
         &self,
         query: &[f32],
@@ -372,7 +381,24 @@ impl Pool {
         kind: SelectorKind,
         budget: usize,
     ) -> Result<Selection> {
-        Ok(indexer_rerank::selector(kind).select(&self.candidates(query, query_text), budget)?)
+        self.select_with(
+            indexer_rerank::selector(kind).as_ref(),
+            query,
+            query_text,
+            budget,
+        )
+    }
+
+    /// Chooses up to `budget` entries with a configured selector (a
+    /// [`SelectorSpec`](indexer_rerank::SelectorSpec) built, for a parameter grid).
+    pub fn select_with(
+        &self,
+        selector: &dyn Selector,
+        query: &[f32],
+        query_text: &str,
+        budget: usize,
+    ) -> Result<Selection> {
+        Ok(selector.select(&self.candidates(query, query_text), budget)?)
     }
 }
 
@@ -413,12 +439,32 @@ fn hybrid_pool(
             .extend_from_slice(&set.vectors[i * dim..(i + 1) * dim]);
         pool.fused.push(f64::from(c.rrf));
     }
+    pool.info = note_info(&pool.entries);
     pool.links = set
         .links
         .iter()
         .filter_map(|&(a, b)| Some((kept[a]?, kept[b]?)))
         .collect();
     Ok(pool)
+}
+
+/// What the structured selectors need of each entry besides its vector: document (numbered in
+/// order of first appearance), page, kind and the first stage's ranks.
+fn note_info(entries: &[PoolEntry]) -> Vec<NoteInfo> {
+    let mut docs: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+    entries
+        .iter()
+        .map(|e| {
+            let next = docs.len() as u32;
+            NoteInfo {
+                doc: *docs.entry(e.note.doc.as_str()).or_insert(next),
+                page: e.note.page,
+                visual: e.note.kind != indexer_notes::NoteKind::Text,
+                bm25_rank: e.bm25_rank.map(|r| r as u32),
+                vector_rank: e.vector_rank.map(|r| r as u32),
+            }
+        })
+        .collect()
 }
 
 /// Links between the entries, from the notes' own links.

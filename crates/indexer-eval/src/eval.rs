@@ -4,7 +4,7 @@ use crate::metrics::{
     GoldPages, Mean, PageRef, hit, page_recall, page_recall_at, rank_pages, redundancy,
 };
 use crate::{Error, Question, Result, read_questions};
-use indexer_engine::{Engine, Filter, Note, Pool, SelectorKind};
+use indexer_engine::{Engine, Filter, Note, Pool, Selector, SelectorKind, SelectorSpec};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
@@ -47,6 +47,9 @@ pub struct EvalConfig {
     pub docs: PathBuf,
     pub index: PathBuf,
     pub selectors: Vec<SelectorKind>,
+    /// A parameter grid: selectors with options (`cds-hybrid:beta=0.3:page=0.5`), evaluated
+    /// beside `selectors`, each under its own text.
+    pub grid: Vec<SelectorSpec>,
     /// The paper's B values.
     pub budgets: Vec<usize>,
     pub pools: Vec<PoolMode>,
@@ -335,6 +338,19 @@ pub fn run_eval(
         .filter(|d| d.notes > 0)
         .map(|d| d.doc)
         .collect();
+    // Every selector of the run, built once, under the name its rows carry: the plain ones by
+    // their kind, the grid's with their options.
+    let mut choosers: Vec<(String, Box<dyn Selector>)> = cfg
+        .selectors
+        .iter()
+        .map(|&k| (k.to_string(), indexer_engine::selector(k)))
+        .collect();
+    for spec in &cfg.grid {
+        let built = spec
+            .build()
+            .map_err(|e| Error::Select(format!("{spec}: {e}")))?;
+        choosers.push((spec.to_string(), built));
+    }
     let (mut computed, mut skipped, mut empty_pools) = (0, 0, 0);
     let total = questions.len();
     for (qi, q) in questions.iter().enumerate() {
@@ -342,11 +358,11 @@ pub fn run_eval(
         let mut wanted: Vec<(PoolMode, Row)> = Vec::new();
         for &pool in &cfg.pools {
             let mut rows = vec![Row::Ranking];
-            for &s in &cfg.selectors {
+            for s in 0..choosers.len() {
                 rows.extend(cfg.budgets.iter().map(|&b| Row::Selection(s, b)));
             }
             for row in rows {
-                if done.contains(&row.key(&q.id, pool)) {
+                if done.contains(&row.key(&q.id, pool, &choosers)) {
                     skipped += 1;
                 } else {
                     wanted.push((pool, row));
@@ -387,8 +403,14 @@ pub fn run_eval(
             for row in todo {
                 new_rows.push(match row {
                     Row::Ranking => ranking_row(q, *pool_mode, &pool, &notes),
-                    Row::Selection(kind, budget) => {
-                        selection_row(q, *pool_mode, &pool, &notes, &qvec, kind, budget)?
+                    Row::Selection(s, budget) => {
+                        let (name, selector) = &choosers[s];
+                        let chosen = Chosen {
+                            name,
+                            selector: selector.as_ref(),
+                            budget,
+                        };
+                        selection_row(q, *pool_mode, &pool, &notes, &qvec, chosen)?
                     }
                 });
             }
@@ -402,7 +424,7 @@ pub fn run_eval(
         rows.extend(new_rows);
         progress(qi + 1, total);
     }
-    let wanted_sel: HashSet<String> = cfg.selectors.iter().map(|s| s.to_string()).collect();
+    let wanted_sel: HashSet<String> = choosers.iter().map(|c| c.0.clone()).collect();
     let wanted_pool: HashSet<String> = cfg.pools.iter().map(|p| p.to_string()).collect();
     rows.retain(|r| {
         wanted_pool.contains(&r.pool)
@@ -422,11 +444,19 @@ pub fn run_eval(
     Ok(report)
 }
 
-/// One row of a question and pool: the candidate page ranking, or a selector at a budget.
+/// One row of a question and pool: the candidate page ranking, or a selector (an index into
+/// the run's selectors) at a budget.
 #[derive(Debug, Clone, Copy)]
 enum Row {
     Ranking,
-    Selection(SelectorKind, usize),
+    Selection(usize, usize),
+}
+
+/// A selector of the run at one budget, with the name its rows carry.
+struct Chosen<'a> {
+    name: &'a str,
+    selector: &'a dyn Selector,
+    budget: usize,
 }
 
 impl Row {
@@ -438,10 +468,15 @@ impl Row {
         }
     }
 
-    fn key(&self, question: &str, pool: PoolMode) -> (String, String, String, usize) {
+    fn key(
+        &self,
+        question: &str,
+        pool: PoolMode,
+        choosers: &[(String, Box<dyn Selector>)],
+    ) -> (String, String, String, usize) {
         let (selector, budget) = match self {
             Row::Ranking => (Row::ranking_name(pool).to_string(), 0),
-            Row::Selection(s, b) => (s.to_string(), *b),
+            Row::Selection(s, b) => (choosers[*s].0.clone(), *b),
         };
         (question.to_string(), selector, pool.to_string(), budget)
     }
@@ -477,12 +512,16 @@ fn selection_row(
     pool: &Pool,
     notes: &[&Note],
     qvec: &[f32],
-    kind: SelectorKind,
-    budget: usize,
+    chosen: Chosen<'_>,
 ) -> Result<ResultRow> {
+    let Chosen {
+        name,
+        selector,
+        budget,
+    } = chosen;
     let t = Instant::now();
     let sel = pool
-        .select(qvec, &q.question, kind, budget)
+        .select_with(selector, qvec, &q.question, budget)
         .map_err(|e| Error::Select(format!("{}: {e}", q.id)))?;
     let select_ms = t.elapsed().as_secs_f64() * 1e3;
     let chosen: Vec<&Note> = sel.indices.iter().map(|&i| notes[i]).collect();
@@ -493,7 +532,7 @@ fn selection_row(
     }
     Ok(ResultRow {
         question: q.id.clone(),
-        selector: kind.to_string(),
+        selector: name.to_string(),
         pool: pool_mode.to_string(),
         budget,
         answerable: q.answerable,
@@ -533,6 +572,9 @@ fn command_line(cfg: &EvalConfig) -> String {
         cfg.candidates,
         cfg.out.display()
     );
+    if !cfg.grid.is_empty() {
+        s.push_str(&format!(" --grid FILE ({} selector specs)", cfg.grid.len()));
+    }
     if let Some(l) = cfg.limit {
         s.push_str(&format!(" --limit {l}"));
     }

@@ -86,6 +86,7 @@ fn report_recall_by_source_and_resume() {
         docs: tmp.path().into(),
         index: idx.clone(),
         selectors: vec![SelectorKind::Cosine, SelectorKind::CdsExact],
+        grid: Vec::new(),
         budgets: vec![5],
         pools: vec![PoolMode::All, PoolMode::Hybrid],
         candidates: 20,

@@ -5,7 +5,7 @@
 //! form, 2 N d per step). `cargo bench -p indexer-rerank`.
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use indexer_rerank::{Candidates, SelectorKind, selector, synth};
+use indexer_rerank::{Candidates, NoteInfo, SelectorKind, SelectorSpec, selector, synth};
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -23,6 +23,9 @@ fn bench(c: &mut Criterion) {
                 .warm_up_time(Duration::from_millis(300))
                 .measurement_time(Duration::from_secs(2));
             for kind in SelectorKind::ALL {
+                if HYBRID.contains(&kind) {
+                    continue;
+                }
                 let skip_paper =
                     kind == SelectorKind::Cds && (n >= 5000 || (n >= 1000 && d == 384));
                 if skip_paper {
@@ -38,5 +41,62 @@ fn bench(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench);
+/// The selectors that read the candidates' structure, benchmarked apart on candidates that have
+/// it.
+const HYBRID: [SelectorKind; 4] = [
+    SelectorKind::CdsHybrid,
+    SelectorKind::FusedCap,
+    SelectorKind::MmrHybrid,
+    SelectorKind::DppHybrid,
+];
+
+/// The hybrid pool's shape: N candidates, half from BM25 and half from vectors with an overlap,
+/// four notes a page on average over a few documents, one note in six a figure or table, every
+/// text chunk linked to the next. `cargo bench -p indexer-rerank -- hybrid`.
+fn bench_hybrid(c: &mut Criterion) {
+    let d = 384;
+    for n in [200, 1000] {
+        let data = synth::clustered(n, d, 10, 0.5, 42);
+        let info: Vec<NoteInfo> = (0..n)
+            .map(|i| NoteInfo {
+                doc: (i % 3) as u32,
+                page: Some((i / 4) as u32 + 1),
+                visual: i % 6 == 5,
+                bm25_rank: (i % 2 == 0 || i % 5 == 0).then_some(i as u32 / 2 + 1),
+                vector_rank: (i % 2 == 1 || i % 5 == 0).then_some(i as u32 / 2 + 1),
+            })
+            .collect();
+        let links: Vec<(usize, usize)> = (1..n).map(|i| (i - 1, i)).collect();
+        let cand = Candidates {
+            query_text: "benchmark query",
+            info: &info,
+            links: &links,
+            ..Candidates::new(&data.query, &data.notes, d)
+        };
+        let mut group = c.benchmark_group(format!("hybrid/n={n}/d={d}"));
+        group
+            .sample_size(10)
+            .warm_up_time(Duration::from_millis(300))
+            .measurement_time(Duration::from_secs(2));
+        let specs = [
+            "fused",
+            "cds-exact",
+            "cds-hybrid",
+            "cds-hybrid:fill=peel",
+            "fused-cap",
+            "mmr-hybrid",
+            "dpp-hybrid",
+        ];
+        for text in specs {
+            let spec: SelectorSpec = text.parse().expect("a valid spec");
+            let s = spec.build().expect("valid options");
+            group.bench_function(BenchmarkId::from_parameter(text), |b| {
+                b.iter(|| black_box(s.select(black_box(&cand), 10).expect("valid input")))
+            });
+        }
+        group.finish();
+    }
+}
+
+criterion_group!(benches, bench, bench_hybrid);
 criterion_main!(benches);

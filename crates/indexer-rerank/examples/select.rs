@@ -78,6 +78,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         links: &input.links,
         query_text: &input.query_text,
         fused: &[],
+        info: &[],
     };
     let b = input.budget;
     let (paper, _) = CdsSelector::paper(CdsOptions::default())?.solve(&c, b)?;

@@ -28,6 +28,25 @@ pub struct Candidates<'a> {
     /// its BM25 and vector ranks), higher is better; empty when the candidates carry none.
     /// Only the `fused` selector reads it.
     pub fused: &'a [f64],
+    /// What the first stage knows of each candidate besides its vector: document, page, kind
+    /// and its BM25 and vector ranks; empty when the candidates carry none. The structured
+    /// selectors (`cds-hybrid`, `fused-cap`, `mmr-hybrid`, `dpp-hybrid`) read it.
+    pub info: &'a [NoteInfo],
+}
+
+/// One candidate's place in the corpus and in the first stage's lists.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct NoteInfo {
+    /// The note's document; any number, equal numbers mean the same document.
+    pub doc: u32,
+    /// The 1-based page, `None` for unpaged documents (each such note is its own "page").
+    pub page: Option<u32>,
+    /// A figure or table note (a picture with its caption and context), not running text.
+    pub visual: bool,
+    /// 1-based rank in the BM25 list, if the note was in it.
+    pub bm25_rank: Option<u32>,
+    /// 1-based rank in the vector list, if the note was in it.
+    pub vector_rank: Option<u32>,
 }
 
 impl<'a> Candidates<'a> {
@@ -40,6 +59,7 @@ impl<'a> Candidates<'a> {
             links: &[],
             query_text: "",
             fused: &[],
+            info: &[],
         }
     }
 
@@ -98,6 +118,12 @@ impl<'a> Candidates<'a> {
                     component: i,
                 });
             }
+        }
+        if !self.info.is_empty() && self.info.len() != n {
+            return Err(Error::InfoLen {
+                got: self.info.len(),
+                n,
+            });
         }
         for (index, &(from, to)) in self.links.iter().enumerate() {
             if from >= n || to >= n {

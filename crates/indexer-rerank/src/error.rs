@@ -21,10 +21,12 @@ pub enum Error {
     },
     #[error("{got} fused scores for {n} candidates (give one per candidate, or none)")]
     FusedLen { got: usize, n: usize },
+    #[error("{got} note infos for {n} candidates (give one per candidate, or none)")]
+    InfoLen { got: usize, n: usize },
     #[error("invalid option {name}: {reason}")]
     InvalidOption { name: &'static str, reason: String },
     #[error(
-        "unknown selector {0:?}, expected one of cds, cds-exact, cosine, fused, mmr, dpp, ppr, random"
+        "unknown selector {0:?}, expected one of cds, cds-exact, cosine, fused, mmr, dpp, ppr, random, cds-hybrid, fused-cap, mmr-hybrid, dpp-hybrid"
     )]
     UnknownSelector(String),
 }

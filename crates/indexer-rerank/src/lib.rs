@@ -10,6 +10,11 @@
 //! Appendix B run on the same input: cosine top-B, MMR, k-DPP greedy MAP, personalised
 //! PageRank and a reproducible random draw.
 //!
+//! `cds-hybrid` is the same program on the hybrid first stage: query edges from the fused BM25
+//! and vector ranks, a note block that knows pages and links ([`NoteInfo`], [`Candidates::info`]),
+//! solved by the exact solver; `fused-cap`, `mmr-hybrid` and `dpp-hybrid` are baselines on the
+//! same input. [`SelectorSpec`] names a selector with options (`cds-hybrid:beta=1:page=0.5`).
+//!
 //! Pure math: vectors and a link graph in, ranked indices and diagnostics out; no I/O.
 //!
 //! ```
@@ -45,10 +50,12 @@ mod baselines;
 mod candidates;
 mod cds;
 mod error;
+mod hybrid;
 mod kernels;
 mod lanczos;
 mod ppr;
 mod rng;
+mod spec;
 pub mod synth;
 
 use std::fmt;
@@ -57,14 +64,19 @@ use std::str::FromStr;
 use serde::Serialize;
 
 pub use baselines::{Cosine, Dpp, DppOptions, Fused, Mmr, MmrOptions, Random};
-pub use candidates::{Candidates, UNIT_NORM_TOLERANCE};
+pub use candidates::{Candidates, NoteInfo, UNIT_NORM_TOLERANCE};
 pub use cds::{
     AlphaFrom, CdsDiagnostics, CdsOptions, CdsOptionsBuilder, CdsProblem, CdsSelector, CdsSolution,
     Prior,
 };
 pub use error::{Error, Result};
+pub use hybrid::{
+    CdsHybrid, CdsHybridOptions, DppHybrid, Fill, FusedCap, HybridOptions, MmrHybrid,
+    hybrid_relevance,
+};
 pub use ppr::{Ppr, PprOptions};
 pub use rng::{SplitMix64, seed_from_text};
+pub use spec::SelectorSpec;
 
 /// A selector's answer.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -99,10 +111,18 @@ pub enum SelectorKind {
     Dpp,
     Ppr,
     Random,
+    /// `cds-hybrid`: CDS on the hybrid relevance and the page/link structure, solved exactly.
+    CdsHybrid,
+    /// `fused-cap`: the fused order with at most one note a page before any second.
+    FusedCap,
+    /// `mmr-hybrid`: MMR on the hybrid relevance and the structured dissimilarity.
+    MmrHybrid,
+    /// `dpp-hybrid`: k-DPP greedy MAP on the hybrid relevance and the page-aware similarity.
+    DppHybrid,
 }
 
 impl SelectorKind {
-    pub const ALL: [SelectorKind; 8] = [
+    pub const ALL: [SelectorKind; 12] = [
         SelectorKind::Cds,
         SelectorKind::CdsExact,
         SelectorKind::Cosine,
@@ -111,6 +131,10 @@ impl SelectorKind {
         SelectorKind::Dpp,
         SelectorKind::Ppr,
         SelectorKind::Random,
+        SelectorKind::CdsHybrid,
+        SelectorKind::FusedCap,
+        SelectorKind::MmrHybrid,
+        SelectorKind::DppHybrid,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -123,6 +147,10 @@ impl SelectorKind {
             SelectorKind::Dpp => "dpp",
             SelectorKind::Ppr => "ppr",
             SelectorKind::Random => "random",
+            SelectorKind::CdsHybrid => "cds-hybrid",
+            SelectorKind::FusedCap => "fused-cap",
+            SelectorKind::MmrHybrid => "mmr-hybrid",
+            SelectorKind::DppHybrid => "dpp-hybrid",
         }
     }
 }
@@ -157,5 +185,9 @@ pub fn selector(kind: SelectorKind) -> Box<dyn Selector> {
         SelectorKind::Dpp => Box::new(Dpp::default()),
         SelectorKind::Ppr => Box::new(Ppr::default()),
         SelectorKind::Random => Box::new(Random),
+        SelectorKind::CdsHybrid => Box::new(CdsHybrid::default()),
+        SelectorKind::FusedCap => Box::new(FusedCap::default()),
+        SelectorKind::MmrHybrid => Box::new(MmrHybrid::default()),
+        SelectorKind::DppHybrid => Box::new(DppHybrid::default()),
     }
 }

@@ -85,6 +85,9 @@ impl GramCache {
 struct Solver<'p, 'a> {
     p: &'p CdsProblem<'a>,
     cache: GramCache,
+    /// The position of each note in the face being solved (NONE outside it); kept only when
+    /// the note block has a sparse part E, whose entries the face product looks up.
+    pos: Vec<usize>,
 }
 
 /// A way to apply H^-1 on the current face.
@@ -110,6 +113,13 @@ impl Solver<'_, '_> {
                 x0: 1.0,
                 xt: Vec::new(),
             });
+        }
+        if !self.p.extra.is_empty() {
+            self.pos.iter_mut().for_each(|v| *v = NONE);
+            self.pos.resize(self.p.n, NONE);
+            for (a, i) in t.iter().enumerate() {
+                self.pos[*i] = a;
+            }
         }
         let st: Vec<f64> = t.iter().map(|i| self.p.s[*i]).collect();
         let ones = vec![1.0; k];
@@ -179,7 +189,7 @@ impl Solver<'_, '_> {
         let mut h = vec![0.0; k * k];
         for a in 0..k {
             for b in 0..a {
-                let v = -beta * (1.0 - self.cache.get(t[a], t[b]));
+                let v = -beta * (1.0 - self.cache.get(t[a], t[b])) - self.p.extra_at(t[a], t[b]);
                 h[a * k + b] = v;
                 h[b * k + a] = v;
             }
@@ -215,6 +225,16 @@ impl Solver<'_, '_> {
         for (a, i) in t.iter().enumerate() {
             let zu = kernels::dot_f32_f64(p.c.note(*i), &u);
             out[a] = alpha * v[a] + beta * (zu + (1.0 - p.sq_norms[*i]) * v[a]);
+        }
+        if !p.extra.is_empty() {
+            // K carries -E_TT (H = alpha I - W_TT): the face's positions of the linked notes.
+            for (a, i) in t.iter().enumerate() {
+                for (j, e) in &p.extra[*i] {
+                    if let Some(b) = self.pos.get(*j).copied().filter(|b| *b != NONE) {
+                        out[a] -= e * v[b];
+                    }
+                }
+            }
         }
     }
 
@@ -318,6 +338,7 @@ pub(super) fn solve(p: &CdsProblem<'_>) -> Outcome {
     let mut solver = Solver {
         p,
         cache: GramCache::new(n),
+        pos: Vec::new(),
     };
     let mut iterations = 0;
     let mut polish_steps = 0;
@@ -454,6 +475,11 @@ fn column(p: &CdsProblem<'_>, i: usize) -> Vec<f64> {
         } else {
             p.opts.beta * (1.0 - kernels::dot_f64acc(p.c.note(j), zk))
         };
+    }
+    if let Some(row) = p.extra.get(k) {
+        for (j, e) in row {
+            col[j + 1] += e;
+        }
     }
     col
 }

@@ -210,6 +210,10 @@ pub struct CdsDiagnostics {
     /// How the dynamics multiplied by W: `"gram"` (an N x N matrix built once) or `"low-rank"`
     /// (Z (Z' x), O(N d) per product).
     pub operator: &'static str,
+    /// `cds-hybrid`: notes added by the fill rule after the dominant set (0 otherwise).
+    pub filled: usize,
+    /// `cds-hybrid`: exact solves spent (more than 1 when the fill peels dominant sets).
+    pub rounds: usize,
 }
 
 /// A CDS solution: the weights over all N + 1 vertices (query first) and the diagnostics.
@@ -230,6 +234,9 @@ pub struct CdsProblem<'a> {
     s: Vec<f64>,
     /// Squared norms g_ii: 1 for unit notes, 0 for zero notes. W_ii = 0 whatever they are.
     sq_norms: Vec<f64>,
+    /// The sparse, symmetric part E of the note block, by row: (j, E_ij). Empty for the
+    /// paper's program.
+    extra: Vec<Vec<(usize, f64)>>,
     lambda_max: f64,
     lanczos_steps: usize,
     alpha: f64,
@@ -251,6 +258,37 @@ impl<'a> CdsProblem<'a> {
             let best = top_k(&rel, 1)[0];
             s[best] = rel[best].max(0.0);
         }
+        Ok(Self::with_parts(c, opts, sq_norms, rel, s, Vec::new()))
+    }
+
+    /// A CDS instance whose query edges `s` are given (not the cosines) and whose note block
+    /// is W = beta (11' - Z Z') + E, off the diagonal, with E sparse and symmetric:
+    /// `extra[i]` lists (j, E_ij). E_ij must keep W_ij >= 0; the caller (the `cds-hybrid`
+    /// selector) guarantees it. `rel` orders the fill. Only the exact solver reads E: the paper's
+    /// dynamics use their own dense or low-rank product of Z, so this constructor is not public.
+    pub(crate) fn structured(
+        c: &Candidates<'a>,
+        opts: &CdsOptions,
+        rel: Vec<f64>,
+        s: Vec<f64>,
+        extra: Vec<Vec<(usize, f64)>>,
+    ) -> Result<Self> {
+        opts.validate()?;
+        let sq_norms = c.checked_norms()?;
+        debug_assert!(s.len() == c.len() && rel.len() == c.len());
+        debug_assert!(extra.is_empty() || extra.len() == c.len());
+        Ok(Self::with_parts(c, opts, sq_norms, rel, s, extra))
+    }
+
+    fn with_parts(
+        c: &Candidates<'a>,
+        opts: &CdsOptions,
+        sq_norms: Vec<f64>,
+        rel: Vec<f64>,
+        s: Vec<f64>,
+        extra: Vec<Vec<(usize, f64)>>,
+    ) -> Self {
+        let n = c.len();
         let mut p = CdsProblem {
             c: *c,
             opts: *opts,
@@ -258,6 +296,7 @@ impl<'a> CdsProblem<'a> {
             rel,
             s,
             sq_norms,
+            extra,
             lambda_max: 0.0,
             lanczos_steps: 0,
             alpha: 0.0,
@@ -271,7 +310,15 @@ impl<'a> CdsProblem<'a> {
         p.lambda_max = eig.value;
         p.lanczos_steps = eig.steps;
         p.alpha = eig.value + opts.eps;
-        Ok(p)
+        p
+    }
+
+    /// E_ij, the sparse part of the note block (0 when there is none).
+    pub(crate) fn extra_at(&self, i: usize, j: usize) -> f64 {
+        self.extra
+            .get(i)
+            .map(|row| row.iter().filter(|(k, _)| *k == j).map(|(_, e)| e).sum())
+            .unwrap_or(0.0)
     }
 
     /// Number of notes N (the problem has N + 1 vertices).
@@ -308,6 +355,9 @@ impl<'a> CdsProblem<'a> {
         let b = self.opts.beta;
         for i in 0..self.n {
             out[i] = b * (total - out[i] - (1.0 - self.sq_norms[i]) * v[i]);
+        }
+        for (i, row) in self.extra.iter().enumerate() {
+            out[i] += row.iter().map(|(j, e)| e * v[*j]).sum::<f64>();
         }
     }
 
@@ -443,6 +493,8 @@ impl<'a> CdsProblem<'a> {
             } else {
                 "low-rank"
             },
+            filled: 0,
+            rounds: 1,
         };
         CdsSolution { x, diagnostics }
     }

@@ -4,4 +4,5 @@
 mod baselines;
 mod cds;
 mod edge;
+mod hybrid;
 mod reference;

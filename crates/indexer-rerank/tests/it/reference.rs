@@ -23,6 +23,7 @@ impl Inst {
             links: &self.links,
             query_text: "a question",
             fused: &[],
+            info: &[],
         }
     }
     pub fn z(&self, i: usize) -> &[f32] {
