@@ -523,13 +523,12 @@ fn eval(args: EvalArgs, index: Option<PathBuf>) -> Result<ExitCode> {
     let cores = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);
+    // Until eval has a --model flag: the encoder named by INDEXER_MODEL, as ingest reads it.
+    let model = config::env_string("INDEXER_MODEL")
+        .unwrap_or_else(|| indexer_runtime::DEFAULT_MODEL.to_string());
     if let Some(beir) = args.beir {
         let index_dir = index.unwrap_or_else(|| args.out.join("beir-index"));
-        let encoder = std::sync::Arc::new(indexer_engine::load_encoder(
-            &rt,
-            indexer_runtime::DEFAULT_MODEL,
-            cores,
-        )?);
+        let encoder = std::sync::Arc::new(indexer_engine::load_encoder(&rt, &model, cores)?);
         let report = with_bar("beir", |progress| {
             indexer_eval::run_beir(&beir, &index_dir, encoder, &args.out, progress)
         })?;
@@ -551,11 +550,7 @@ fn eval(args: EvalArgs, index: Option<PathBuf>) -> Result<ExitCode> {
     let docs = args.docs.expect("clap requires --docs with --questions");
     let index_dir = index.unwrap_or_else(|| args.out.join("index"));
     // Ingest is incremental: on a rerun the documents are found unchanged in seconds.
-    let encoder = std::sync::Arc::new(indexer_engine::load_encoder(
-        &rt,
-        indexer_runtime::DEFAULT_MODEL,
-        cores,
-    )?);
+    let encoder = std::sync::Arc::new(indexer_engine::load_encoder(&rt, &model, cores)?);
     let summary = run_ingest(
         std::slice::from_ref(&docs),
         IngestRun {
