@@ -8,6 +8,7 @@ use indexer_embed::{Encoder, Error, ModelManifest, OnnxEncoder, Pooling, check_m
 use indexer_runtime::{DEFAULT_MODEL, Runtime};
 
 mod errors;
+mod nomic;
 mod prefixes;
 mod semantics;
 

@@ -37,7 +37,7 @@ fn the_readme_s_nomic_manifest_parses() {
     let m = ModelManifest::parse(&readme_nomic_manifest(), Path::new("README.md")).unwrap();
     assert_eq!(m.id, "nomic-ai/nomic-embed-text-v1.5");
     assert_eq!(m.dimension, 768);
-    assert_eq!(m.max_tokens, 8192);
+    assert_eq!(m.max_tokens, 512);
     assert_eq!(m.pooling, Pooling::Mean);
     assert!(m.normalize);
     assert_eq!(m.query_prefix, "search_query: ");
@@ -56,7 +56,7 @@ fn prefixes_are_applied_where_the_manifest_says() {
             "test/minilm-with-prefixes",
         )
         .replace("dimension = 768", "dimension = 384")
-        .replace("max_tokens = 8192", "max_tokens = 256");
+        .replace("max_tokens = 512", "max_tokens = 256");
     let (_dir, pre) = model_with(&toml);
     let plain = encoder();
     let text = "how does the selector avoid redundant evidence?";
