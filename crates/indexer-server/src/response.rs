@@ -58,7 +58,7 @@ pub(crate) struct NoteBody {
 #[derive(Debug, Serialize)]
 pub(crate) struct Search {
     pub query: String,
-    /// The selector's name (`fused`, `cosine`, `cds`, ...).
+    /// The selector's name (`fused-cap`, `fused`, `cds-hybrid`, ...).
     pub selector: String,
     pub budget: usize,
     /// The index generation that answered.

@@ -265,7 +265,7 @@ async fn search_and_note_bodies_keep_their_shape() {
     assert_eq!(
         shape(&b),
         r#"{"query":"recall selector",
-"selector":"fused",
+"selector":"fused-cap",
 "budget":10,
 "generation":2,
 "model":"sentence-transformers/all-MiniLM-L6-v2@int8",
