@@ -129,37 +129,54 @@ impl Selector for Mmr {
             return Err(invalid("lambda", format!("{lambda} is not in [0, 1]")));
         }
         c.validate()?;
-        let n = c.len();
         let rel = c.relevance();
-        let mut max_sim = vec![f64::NEG_INFINITY; n];
-        let mut taken = vec![false; n];
-        let (mut indices, mut scores) = (Vec::new(), Vec::new());
-        while indices.len() < budget.min(n) {
-            let mut best = (f64::NEG_INFINITY, usize::MAX);
-            for i in (0..n).filter(|i| !taken[*i]) {
-                let gain = if indices.is_empty() {
-                    rel[i]
-                } else {
-                    lambda * rel[i] - (1.0 - lambda) * max_sim[i]
-                };
-                if gain > best.0 || best.1 == usize::MAX {
-                    best = (gain, i);
-                }
-            }
-            let (gain, j) = best;
-            taken[j] = true;
-            indices.push(j);
-            scores.push(gain);
-            let zj = c.note(j);
-            for i in (0..n).filter(|i| !taken[*i]) {
-                max_sim[i] = max_sim[i].max(kernels::dot_f64acc(c.note(i), zj));
+        let order: Vec<usize> = (0..c.len()).collect();
+        Ok(greedy_mmr(&rel, &order, lambda, budget, |i, j| {
+            kernels::dot_f64acc(c.note(i), c.note(j))
+        }))
+    }
+}
+
+/// The greedy MMR selection: the most relevant note first, then repeatedly the argmax of
+/// lambda rel_i - (1 - lambda) max_{j in R} sim(i, j). Candidates are scanned in `order` (a
+/// permutation of the indices), so ties go to the earlier one. Scores are the gain at
+/// selection time (rel for the first note). Shared by `mmr` and `mmr-hybrid`, which differ
+/// only in relevance, similarity and tie order.
+pub(crate) fn greedy_mmr(
+    rel: &[f64],
+    order: &[usize],
+    lambda: f64,
+    budget: usize,
+    sim: impl Fn(usize, usize) -> f64,
+) -> Selection {
+    let n = rel.len();
+    let mut max_sim = vec![f64::NEG_INFINITY; n];
+    let mut taken = vec![false; n];
+    let (mut indices, mut scores) = (Vec::new(), Vec::new());
+    while indices.len() < budget.min(n) {
+        let mut best = (f64::NEG_INFINITY, usize::MAX);
+        for &i in order.iter().filter(|i| !taken[**i]) {
+            let gain = if indices.is_empty() {
+                rel[i]
+            } else {
+                lambda * rel[i] - (1.0 - lambda) * max_sim[i]
+            };
+            if gain > best.0 || best.1 == usize::MAX {
+                best = (gain, i);
             }
         }
-        Ok(Selection {
-            indices,
-            scores,
-            diagnostics: None,
-        })
+        let (gain, j) = best;
+        taken[j] = true;
+        indices.push(j);
+        scores.push(gain);
+        for i in (0..n).filter(|i| !taken[*i]) {
+            max_sim[i] = max_sim[i].max(sim(i, j));
+        }
+    }
+    Selection {
+        indices,
+        scores,
+        diagnostics: None,
     }
 }
 

@@ -555,35 +555,14 @@ impl Selector for MmrHybrid {
         let order = relevance_order(c, &s);
         let rows: Vec<usize> = (0..n).collect();
         let g = Geometry::new(c, &rows, &self.hybrid);
-        let mut max_sim = vec![f64::NEG_INFINITY; n];
-        let mut taken = vec![false; n];
-        let (mut indices, mut scores) = (Vec::new(), Vec::new());
-        while indices.len() < budget.min(n) {
-            let mut best = (f64::NEG_INFINITY, usize::MAX);
-            // In relevance order, so ties go to the more relevant note.
-            for &i in order.iter().filter(|i| !taken[**i]) {
-                let gain = if indices.is_empty() {
-                    s[i]
-                } else {
-                    lambda * s[i] - (1.0 - lambda) * max_sim[i]
-                };
-                if gain > best.0 || best.1 == usize::MAX {
-                    best = (gain, i);
-                }
-            }
-            let (gain, j) = best;
-            taken[j] = true;
-            indices.push(j);
-            scores.push(gain);
-            for i in (0..n).filter(|i| !taken[*i]) {
-                max_sim[i] = max_sim[i].max(1.0 - g.structured(i, j));
-            }
-        }
-        Ok(Selection {
-            indices,
-            scores,
-            diagnostics: None,
-        })
+        // In relevance order, so ties go to the more relevant note.
+        Ok(crate::baselines::greedy_mmr(
+            &s,
+            &order,
+            lambda,
+            budget,
+            |i, j| 1.0 - g.structured(i, j),
+        ))
     }
 }
 
