@@ -11,27 +11,16 @@
 //! `cargo bench -p indexer-embed --bench encode`
 
 use std::hint::black_box;
-use std::path::Path;
 
+mod common;
+
+use common::{WORDS_PER_CHUNK, chunks, cpu_seconds, runtime};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use indexer_embed::{Encoder, OnnxEncoder};
-use indexer_runtime::{DEFAULT_MODEL, Runtime};
+use indexer_runtime::DEFAULT_MODEL;
 
-const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
-const SCIFACT: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/eval/beir/scifact"
-);
 /// Chunks per measured call: one ingest batch.
 const CHUNKS: usize = 32;
-const WORDS_PER_CHUNK: usize = 200;
-
-fn runtime() -> Runtime {
-    match std::env::var_os(indexer_runtime::RUNTIME_ENV).filter(|v| !v.is_empty()) {
-        Some(dir) => Runtime::at(dir),
-        None => Runtime::at(Path::new(ROOT).join(".runtime")),
-    }
-}
 
 /// `threads` intra-op threads in each of `sessions` sessions.
 fn encoder_with(threads: usize, sessions: usize) -> OnnxEncoder {
@@ -53,43 +42,6 @@ fn encoder_with(threads: usize, sessions: usize) -> OnnxEncoder {
 
 fn encoder(threads: usize) -> OnnxEncoder {
     encoder_with(threads, 1)
-}
-
-/// Consecutive 200-word chunks of the abstracts, the way the chunker cuts running text.
-fn chunks() -> Vec<String> {
-    let path = format!("{SCIFACT}/corpus.jsonl");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!("read {path}: {e}: this benchmark reads ../shared/eval/ beside the project, which a clone of the project does not have")
-    });
-    let mut words: Vec<String> = Vec::new();
-    for line in text.lines() {
-        let v: serde_json::Value = serde_json::from_str(line).unwrap();
-        let body = v["text"].as_str().unwrap_or_default();
-        words.extend(body.split_whitespace().map(str::to_string));
-        if words.len() >= CHUNKS * WORDS_PER_CHUNK {
-            break;
-        }
-    }
-    words
-        .chunks(WORDS_PER_CHUNK)
-        .take(CHUNKS)
-        .map(|w| w.join(" "))
-        .collect()
-}
-
-/// CPU seconds this process has used (user + system), from `/proc/self/stat`.
-fn cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
-    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let f: Vec<f64> = rest
-        .split_whitespace()
-        .map(|x| x.parse().unwrap_or(0.0))
-        .collect();
-    // Clock ticks are 100 per second on Linux.
-    f.get(11)
-        .zip(f.get(12))
-        .map_or(0.0, |(u, s)| (u + s) / 100.0)
 }
 
 /// A summary criterion does not print: chunks per wall second and per CPU second for 1 and 2
@@ -128,7 +80,7 @@ fn summary(refs: &[&str]) {
 }
 
 fn bench(c: &mut Criterion) {
-    let chunks = chunks();
+    let chunks = chunks(CHUNKS);
     let refs: Vec<&str> = chunks.iter().map(String::as_str).collect();
     summary(&refs);
     let claim = "1,000 genomes project enables mapping of genetic sequence variation consisting of rare variants with larger penetrance effects than common variants.";

@@ -8,70 +8,22 @@
 //! `cargo bench -p indexer-embed --bench models`
 
 use std::hint::black_box;
-use std::path::Path;
 
+mod common;
+
+use common::{chunks, cpu_seconds, runtime};
 use indexer_embed::{Encoder, OnnxEncoder};
-use indexer_runtime::Runtime;
 
-const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
-const SCIFACT: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/eval/beir/scifact/corpus.jsonl"
-);
 const MODELS: [&str; 3] = [
     "all-MiniLM-L6-v2",
     "nomic-embed-text-v1.5-int8",
     "nomic-embed-text-v1.5",
 ];
 const CHUNKS: usize = 16;
-const WORDS_PER_CHUNK: usize = 200;
-
-fn runtime() -> Runtime {
-    match std::env::var_os(indexer_runtime::RUNTIME_ENV).filter(|v| !v.is_empty()) {
-        Some(dir) => Runtime::at(dir),
-        None => Runtime::at(Path::new(ROOT).join(".runtime")),
-    }
-}
-
-fn chunks() -> Vec<String> {
-    let text = std::fs::read_to_string(SCIFACT).unwrap_or_else(|e| panic!("read {SCIFACT}: {e}"));
-    let mut words: Vec<String> = Vec::new();
-    for line in text.lines() {
-        let v: serde_json::Value = serde_json::from_str(line).unwrap();
-        words.extend(
-            v["text"]
-                .as_str()
-                .unwrap_or_default()
-                .split_whitespace()
-                .map(str::to_string),
-        );
-        if words.len() >= CHUNKS * WORDS_PER_CHUNK {
-            break;
-        }
-    }
-    words
-        .chunks(WORDS_PER_CHUNK)
-        .take(CHUNKS)
-        .map(|w| w.join(" "))
-        .collect()
-}
-
-/// CPU seconds of this process (user + system) from `/proc/self/stat`, 100 ticks a second.
-fn cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let f: Vec<f64> = rest
-        .split_whitespace()
-        .map(|x| x.parse().unwrap_or(0.0))
-        .collect();
-    f.get(11)
-        .zip(f.get(12))
-        .map_or(0.0, |(u, s)| (u + s) / 100.0)
-}
 
 fn main() {
     let rt = runtime();
-    let chunks = chunks();
+    let chunks = chunks(CHUNKS);
     let refs: Vec<&str> = chunks.iter().map(String::as_str).collect();
     for name in MODELS {
         let Ok(dir) = rt.model_dir(name) else {
