@@ -11,8 +11,8 @@ mod progress;
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 use indexer_engine::{
-    Chunking, DEFAULT_MODEL, Encoder, Engine, Filter, Hint, IndexView, IngestConfig, NoteKind,
-    OnnxEncoder, Runtime, SearchRequest, SelectorKind,
+    Chunking, DEFAULT_MODEL, Engine, Filter, Hint, IndexView, IngestConfig, NoteKind, OnnxEncoder,
+    Runtime, SearchRequest, SelectorKind,
 };
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -133,6 +133,16 @@ struct QueryArgs {
     /// Output format [default: text]
     #[arg(long, short = 'f', value_enum)]
     format: Option<Format>,
+    /// What to return: `note`, an evidence set of B notes; `page`, the B best pages, each
+    /// with its best notes (the selector is not used)
+    #[arg(long, value_enum, default_value = "note")]
+    unit: Unit,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum Unit {
+    Note,
+    Page,
 }
 
 #[derive(clap::Args, Debug)]
@@ -176,6 +186,10 @@ struct EvalArgs {
     /// Candidates from each of BM25 and vectors in the hybrid pool
     #[arg(long, default_value_t = indexer_engine::DEFAULT_CANDIDATES)]
     candidates: usize,
+    /// How the hybrid pool fuses BM25 and vectors: convex (normalised scores, BM25 weight
+    /// 0.5), convex:W, rrf (k = 60) or rrf:K
+    #[arg(long, value_name = "FUSION", default_value_t = indexer_engine::Fusion::default())]
+    fusion: indexer_engine::Fusion,
     /// Output folder: report.md, results.jsonl (a rerun resumes), plots
     #[arg(long, value_name = "DIR", default_value = "eval-out")]
     out: PathBuf,
@@ -463,7 +477,7 @@ fn run_ingest(
     icfg.options.chunking = if run.paper_chunks {
         Chunking::PAPER
     } else {
-        Chunking::tokens(encoder.max_tokens())
+        indexer_engine::default_chunking(encoder)
     };
     let mut reporter = progress::Reporter::new(run.quiet, std::io::stderr().is_terminal());
     let summary = indexer_engine::ingest(paths, &icfg, encoder, &mut |e| reporter.event(e))?;
@@ -499,6 +513,11 @@ fn query(args: QueryArgs, cfg: &config::Config, index_dir: PathBuf) -> Result<Ex
         .transpose()
         .context("--pages")?;
     let format = args.format.unwrap_or(Format::Text);
+    if args.unit == Unit::Page && format == Format::Markdown {
+        anyhow::bail!(
+            "--format markdown is an evidence pack of notes; with --unit page use --format text or json"
+        );
+    }
     let engine = Engine::open(&index_dir, &runtime()?)?;
     let req = SearchRequest {
         query: args.question,
@@ -510,11 +529,25 @@ fn query(args: QueryArgs, cfg: &config::Config, index_dir: PathBuf) -> Result<Ex
             kinds: args.kinds,
             pages,
         },
+        fusion: Default::default(),
     };
-    let resp = engine.search(&req)?;
     let stdout = std::io::stdout();
     let color = stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let mut out = std::io::BufWriter::new(stdout.lock());
+    if args.unit == Unit::Page {
+        let resp = engine.search_pages(&req)?;
+        match format {
+            Format::Json => {
+                serde_json::to_writer_pretty(&mut out, &resp)?;
+                writeln!(out)?;
+            }
+            Format::Text => output::pages_text(&mut out, &resp, color)?,
+            Format::Markdown => unreachable!("refused before the search"),
+        }
+        out.flush()?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let resp = engine.search(&req)?;
     match format {
         Format::Json => {
             serde_json::to_writer_pretty(&mut out, &resp)?;
@@ -604,6 +637,7 @@ fn eval(args: EvalArgs, cfg: &config::Config, index: Option<PathBuf>) -> Result<
         },
         pools: args.pools,
         candidates: args.candidates,
+        fusion: args.fusion,
         out: args.out.clone(),
         limit: args.limit,
     };

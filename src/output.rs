@@ -1,7 +1,7 @@
 //! Human-readable output: query results as text and as a Markdown evidence pack, notes,
 //! stats and the ingest summary.
 
-use indexer_engine::{IndexView, IngestSummary, Note, NoteKind, SearchResponse};
+use indexer_engine::{IndexView, IngestSummary, Note, NoteKind, PageResponse, SearchResponse};
 use std::io::{Result, Write};
 use std::path::Path;
 
@@ -53,6 +53,48 @@ pub fn text(out: &mut dyn Write, r: &SearchResponse, color: bool) -> Result<()> 
         }
         if let Some(p) = &h.image_path {
             writeln!(out, "    {dim}image: {}{reset}", p.display())?;
+        }
+    }
+    Ok(())
+}
+
+/// A page search for a terminal: rank, page, score, then each best note's kind, caption or
+/// snippet.
+pub fn pages_text(out: &mut dyn Write, r: &PageResponse, color: bool) -> Result<()> {
+    let (b, u, dim, reset) = if color {
+        ("\x1b[1m", "\x1b[1;33m", "\x1b[2m", "\x1b[0m")
+    } else {
+        ("", "", "", "")
+    };
+    writeln!(
+        out,
+        "{b}{}{reset} {dim}— {} pages from {} candidate notes, {:.0} ms{reset}",
+        r.query,
+        r.pages.len(),
+        r.candidates,
+        r.timings.total_ms
+    )?;
+    if r.pages.is_empty() {
+        writeln!(out, "no page found")?;
+    }
+    for p in &r.pages {
+        writeln!(out)?;
+        let place = match p.page {
+            Some(n) => format!("{} p.{n}", p.doc),
+            None => p.doc.clone(),
+        };
+        writeln!(
+            out,
+            "{b}{:>2}. {place}{reset}  {dim}score {:.4}{reset}",
+            p.rank, p.score
+        )?;
+        for h in &p.notes {
+            let n = &h.note;
+            let text = match &n.caption {
+                Some(c) => format!("{b}{}{reset}", one_line(c, 160)),
+                None => h.snippet.marked(u, reset),
+            };
+            writeln!(out, "    {dim}{} {}{reset}  {text}", n.kind, n.id)?;
         }
     }
     Ok(())

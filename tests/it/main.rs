@@ -223,8 +223,9 @@ fn ingest_query_reingest_delete() {
     );
 
     // The default selector is the fused first-stage order with one note a page first: its
-    // scores are the reciprocal rank fusion of each hit's BM25 and vector ranks (k = 60), in
-    // decreasing order while pages remain.
+    // scores are the first stage's fused scores, in decreasing order while pages remain. The
+    // default fusion weighs BM25 over its best and the cosine over its range alike, so every
+    // score is in [0, 1] and the best candidate (the first hit) scores at least 0.5.
     let o = indexer(
         dir,
         &[
@@ -237,18 +238,6 @@ fn ingest_query_reingest_delete() {
     let r = json(&o);
     assert_eq!(r["selector"], "fused-cap");
     assert_eq!(r["hits"].as_array().unwrap().len(), 10);
-    for h in r["hits"].as_array().unwrap() {
-        let rrf: f64 = ["bm25_rank", "vector_rank"]
-            .iter()
-            .filter_map(|k| h[*k].as_f64())
-            .map(|rank| 1.0 / (60.0 + rank))
-            .sum();
-        let score = h["score"].as_f64().unwrap();
-        assert!(
-            rrf > 0.0 && (score - rrf).abs() < 1e-6,
-            "{score} vs {rrf}: {h}"
-        );
-    }
     let scores: Vec<f64> = r["hits"]
         .as_array()
         .unwrap()
@@ -256,6 +245,63 @@ fn ingest_query_reingest_delete() {
         .map(|h| h["score"].as_f64().unwrap())
         .collect();
     assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
+    assert!(scores.iter().all(|s| (0.0..=1.0).contains(s)), "{scores:?}");
+    assert!(scores[0] >= 0.5, "{scores:?}");
+
+    // Pages as the unit: the same candidates grouped by page, pages ranked by their best
+    // note, each with at most three of its notes, all on that page.
+    let o = indexer(
+        dir,
+        &[
+            "query",
+            "special characters frequency table",
+            "--unit",
+            "page",
+            "-b",
+            "4",
+            "--format",
+            "json",
+        ],
+    );
+    let p = json(&o);
+    let pages = p["pages"].as_array().unwrap();
+    assert_eq!(pages.len(), 4, "{p}");
+    let mut seen = std::collections::HashSet::new();
+    for (i, page) in pages.iter().enumerate() {
+        assert_eq!(page["rank"], i + 1);
+        assert!(seen.insert((page["doc"].to_string(), page["page"].to_string())));
+        let notes = page["notes"].as_array().unwrap();
+        assert!((1..=3).contains(&notes.len()), "{page}");
+        for n in notes {
+            assert_eq!(n["note"]["doc"], page["doc"]);
+            assert_eq!(n["note"]["page"], page["page"]);
+        }
+        assert_eq!(notes[0]["score"], page["score"]);
+    }
+    // The best page is the page of the best note (the first hit of the default selector).
+    let top = &r["hits"][0]["note"];
+    assert_eq!(
+        (&pages[0]["doc"], &pages[0]["page"]),
+        (&top["doc"], &top["page"])
+    );
+    let text = stdout(&indexer(
+        dir,
+        &["query", "special characters", "--unit", "page"],
+    ));
+    assert!(text.contains(" 1. ") && text.contains(" p."), "{text}");
+    let o = indexer(
+        dir,
+        &[
+            "query",
+            "special characters",
+            "--unit",
+            "page",
+            "-f",
+            "markdown",
+        ],
+    );
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("--unit page"), "{}", stderr(&o));
     assert!(r["diagnostics"].is_null());
 
     let o = indexer(

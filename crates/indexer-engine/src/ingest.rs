@@ -9,8 +9,9 @@ use crate::{Error, Result};
 use indexer_embed::Encoder;
 use indexer_index::Writer;
 use indexer_ingest::{IngestOptions, WorkerPool};
+use indexer_notes::ParsedDocument;
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -401,7 +402,8 @@ pub fn ingest(
                             .collect();
                         stale_crops.push((doc.clone(), keep));
                     }
-                    let texts: Vec<&str> = parsed.notes.iter().map(|n| n.text.as_str()).collect();
+                    let contextual = embedding_texts(&parsed, &counter);
+                    let texts: Vec<&str> = contextual.iter().map(String::as_str).collect();
                     let mut vectors = Vec::with_capacity(texts.len() * encoder.dim());
                     for part in texts.chunks(cfg.embed_batch.max(1)) {
                         let emb = encoder.embed_documents(part)?;
@@ -467,6 +469,34 @@ fn remove_stale_crops(crop_dir: &Path, stale: &mut Vec<(String, BTreeSet<String>
     }
 }
 
+/// The chunking that leaves room for the context line: chunks of the encoder's length minus
+/// [`CONTEXT_TOKENS`](indexer_notes::CONTEXT_TOKENS), with 10% overlap.
+pub fn default_chunking(encoder: &dyn Encoder) -> indexer_ingest::Chunking {
+    indexer_ingest::Chunking::tokens(
+        encoder
+            .max_tokens()
+            .saturating_sub(indexer_notes::CONTEXT_TOKENS)
+            .max(indexer_notes::CONTEXT_TOKENS),
+    )
+}
+
+/// What the encoder embeds for each note of a document: the note's context line (title and
+/// section path, at most [`CONTEXT_TOKENS`](indexer_notes::CONTEXT_TOKENS) encoder tokens), a
+/// line break, its text. The lines are made once per section path.
+fn embedding_texts(doc: &ParsedDocument, counter: &dyn indexer_notes::TokenCounter) -> Vec<String> {
+    let fits = |line: &str| counter.count_tokens(line) <= indexer_notes::CONTEXT_TOKENS;
+    let mut lines: HashMap<&[String], String> = HashMap::new();
+    doc.notes
+        .iter()
+        .map(|n| {
+            let line = lines.entry(n.section.as_slice()).or_insert_with(|| {
+                indexer_notes::context_line(doc.title.as_deref(), &n.section, &fits)
+            });
+            indexer_notes::contextual_text(line, &n.text)
+        })
+        .collect()
+}
+
 /// The encoder's token counter, for the chunker.
 struct EncoderCounter<'a>(&'a dyn Encoder);
 
@@ -503,6 +533,38 @@ fn without_file_prefix<'a>(message: &'a str, path: &Path, doc: &str) -> &'a str 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn notes_are_embedded_with_their_context_line_within_its_budget() {
+        use indexer_notes::{CONTEXT_TOKENS, Note, NoteKind, WordCounter};
+        let mut a = Note::new("d#t0", "d", NoteKind::Text, "Revenue grew 7%.");
+        a.section = vec!["Results".into(), "Revenue".into()];
+        let b = Note::new("d#t1", "d", NoteKind::Text, "No section here.");
+        let mut long = Note::new("d#t2", "d", NoteKind::Text, "Body.");
+        long.section = vec!["word ".repeat(3 * CONTEXT_TOKENS), "Inner".into()];
+        let doc = ParsedDocument {
+            doc: "d".into(),
+            hash: String::new(),
+            title: Some("Annual report".into()),
+            pages: 1,
+            pages_without_text: vec![],
+            notes: vec![a, b, long],
+            warnings: vec![],
+        };
+        let texts = embedding_texts(&doc, &WordCounter);
+        assert_eq!(
+            texts[0],
+            "Annual report > Results > Revenue\nRevenue grew 7%."
+        );
+        assert_eq!(texts[1], "Annual report\nNo section here.");
+        // The over-long outer section is dropped; the note's own text is never cut.
+        assert_eq!(texts[2], "Annual report > Inner\nBody.");
+        let untitled = ParsedDocument { title: None, ..doc };
+        assert_eq!(
+            embedding_texts(&untitled, &WordCounter)[1],
+            "No section here."
+        );
+    }
 
     #[test]
     fn doc_ids_are_relative_lexical_paths() {

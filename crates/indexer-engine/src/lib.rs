@@ -15,20 +15,24 @@
 //! ```
 
 mod ingest;
+mod pages;
 mod search;
 mod snippet;
 mod texts;
 mod view;
 
 pub use indexer_embed::{Encoder, OnnxEncoder};
-pub use indexer_index::{DocumentInfo, FailureInfo, Filter, Stats};
+pub use indexer_index::{DocumentInfo, FailureInfo, Filter, Fusion, RRF_K, Stats};
 pub use indexer_ingest::{Chunking, run_worker};
 pub use indexer_notes::{Hint, Link, LinkKind, Note, NoteKind, ParsedDocument};
 pub use indexer_rerank::{
     CdsDiagnostics, Selection, Selector, SelectorKind, SelectorSpec, selector,
 };
 pub use indexer_runtime::{DEFAULT_MODEL, Runtime};
-pub use ingest::{Failure, FileWarning, IngestConfig, IngestEvent, IngestSummary, ingest};
+pub use ingest::{
+    Failure, FileWarning, IngestConfig, IngestEvent, IngestSummary, default_chunking, ingest,
+};
+pub use pages::{NOTES_PER_PAGE, PageResponse, PageResult};
 pub use search::{
     DEFAULT_BUDGET, DEFAULT_CANDIDATES, DEFAULT_SELECTOR, Engine, Hit, Pool, PoolEntry,
     SearchRequest, SearchResponse, Timings, load_encoder, load_encoder_for, parse_pages,

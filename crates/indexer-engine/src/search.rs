@@ -4,7 +4,7 @@ use crate::snippet::{Snippet, query_terms, snippet, snippet_source};
 use crate::view::IndexView;
 use crate::{Error, Result};
 use indexer_embed::{Encoder, OnnxEncoder};
-use indexer_index::{CandidateQuery, Filter, Index};
+use indexer_index::{CandidateQuery, Filter, Fusion, Index};
 use indexer_notes::Note;
 use indexer_rerank::{Candidates, CdsDiagnostics, NoteInfo, Selection, Selector, SelectorKind};
 use serde::Serialize;
@@ -37,6 +37,8 @@ pub struct SearchRequest {
     /// k: candidates from each of BM25 and vectors, before fusion.
     pub candidates: usize,
     pub filter: Filter,
+    /// How the first stage fuses its BM25 and vector lists.
+    pub fusion: Fusion,
 }
 
 impl SearchRequest {
@@ -47,6 +49,7 @@ impl SearchRequest {
             selector: DEFAULT_SELECTOR,
             candidates: DEFAULT_CANDIDATES,
             filter: Filter::default(),
+            fusion: Fusion::default(),
         }
     }
 }
@@ -201,16 +204,17 @@ impl Engine {
         Ok(self.encoder.embed_query(query)?)
     }
 
-    /// The hybrid candidates of a question: the top `k` of BM25 and of the vectors, fused by
-    /// reciprocal rank fusion, with `filter` applied inside both searches.
+    /// The hybrid candidates of a question: the top `k` of BM25 and of the vectors, fused as
+    /// `fusion` says, with `filter` applied inside both searches.
     pub fn hybrid_pool(
         &self,
         query: &str,
         vector: &[f32],
         k: usize,
         filter: &Filter,
+        fusion: Fusion,
     ) -> Result<Pool> {
-        hybrid_pool(&self.index(), query, vector, k, filter)
+        hybrid_pool(&self.index(), query, vector, k, filter, fusion)
     }
 
     /// Every note of the given documents as candidates (the CDS paper's pool), with the cosine
@@ -239,8 +243,9 @@ impl Engine {
         pool
     }
 
-    /// Answers a question with an evidence set.
-    pub fn search(&self, req: &SearchRequest) -> Result<SearchResponse> {
+    /// Checks a request, embeds its query and takes its candidates: what a note search and
+    /// a page search share.
+    pub(crate) fn prepare(&self, req: &SearchRequest) -> Result<Prepared> {
         let t0 = Instant::now();
         let query = req.query.trim();
         if query.is_empty() {
@@ -261,48 +266,54 @@ impl Engine {
         }
         let qvec = self.embed_query(query)?;
         let t_embed = t0.elapsed();
-        let pool = hybrid_pool(view.index(), query, &qvec, req.candidates, &filter)?;
-        let t_cand = t0.elapsed();
-        let selection = pool.select(&qvec, query, req.selector, req.budget)?;
-        let t_sel = t0.elapsed();
-        let terms = query_terms(query);
-        let candidates = pool.len();
-        let mut entries: Vec<Option<PoolEntry>> = pool.entries.into_iter().map(Some).collect();
+        let pool = hybrid_pool(
+            view.index(),
+            query,
+            &qvec,
+            req.candidates,
+            &filter,
+            req.fusion,
+        )?;
+        Ok(Prepared {
+            query: query.to_string(),
+            terms: query_terms(query),
+            view,
+            qvec,
+            pool,
+            t0,
+            t_embed,
+            t_cand: t0.elapsed(),
+        })
+    }
+
+    /// Answers a question with an evidence set.
+    pub fn search(&self, req: &SearchRequest) -> Result<SearchResponse> {
+        let p = self.prepare(req)?;
+        let selection = p.pool.select(&p.qvec, &p.query, req.selector, req.budget)?;
+        let t_sel = p.t0.elapsed();
+        let candidates = p.pool.len();
+        let mut entries: Vec<Option<PoolEntry>> = p.pool.entries.into_iter().map(Some).collect();
         let mut hits = Vec::with_capacity(selection.indices.len());
         for (rank, (&i, &score)) in selection.indices.iter().zip(&selection.scores).enumerate() {
             let Some(e) = entries.get_mut(i).and_then(Option::take) else {
                 continue;
             };
-            hits.push(Hit {
-                rank: rank + 1,
-                score,
-                cosine: e.cosine,
-                bm25_rank: e.bm25_rank,
-                vector_rank: e.vector_rank,
-                snippet: snippet(
-                    snippet_source(&e.note.text, e.note.caption.as_deref()),
-                    &terms,
-                    SNIPPET_CHARS,
-                ),
-                image_path: view.crop_path(&e.note),
-                note: e.note,
-            });
+            hits.push(make_hit(&p.view, &p.terms, e, rank + 1, score));
         }
-        let total = t0.elapsed();
-        let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+        let total = p.t0.elapsed();
         Ok(SearchResponse {
-            query: query.to_string(),
+            query: p.query,
             selector: req.selector.to_string(),
             budget: req.budget,
-            generation: view.generation(),
-            model: view.model_id().to_string(),
+            generation: p.view.generation(),
+            model: p.view.model_id().to_string(),
             candidates,
             hits,
             diagnostics: selection.diagnostics,
             timings: Timings {
-                embed_ms: ms(t_embed),
-                candidates_ms: ms(t_cand - t_embed),
-                select_ms: ms(t_sel - t_cand),
+                embed_ms: ms(p.t_embed),
+                candidates_ms: ms(p.t_cand - p.t_embed),
+                select_ms: ms(t_sel - p.t_cand),
                 total_ms: ms(total),
             },
         })
@@ -312,6 +323,46 @@ impl Engine {
     pub fn image_path(&self, id: &str) -> Option<PathBuf> {
         let view = self.view();
         view.image_path(&view.note(id)?)
+    }
+}
+
+/// A checked request with its query vector and candidates.
+pub(crate) struct Prepared {
+    pub query: String,
+    pub terms: Vec<String>,
+    pub view: IndexView,
+    pub qvec: Vec<f32>,
+    pub pool: Pool,
+    pub t0: Instant,
+    pub t_embed: std::time::Duration,
+    pub t_cand: std::time::Duration,
+}
+
+pub(crate) fn ms(d: std::time::Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// A pool entry as a hit at `rank` with the selector's `score`.
+pub(crate) fn make_hit(
+    view: &IndexView,
+    terms: &[String],
+    e: PoolEntry,
+    rank: usize,
+    score: f64,
+) -> Hit {
+    Hit {
+        rank,
+        score,
+        cosine: e.cosine,
+        bm25_rank: e.bm25_rank,
+        vector_rank: e.vector_rank,
+        snippet: snippet(
+            snippet_source(&e.note.text, e.note.caption.as_deref()),
+            terms,
+            SNIPPET_CHARS,
+        ),
+        image_path: view.crop_path(&e.note),
+        note: e.note,
     }
 }
 
@@ -402,20 +453,21 @@ impl Pool {
     }
 }
 
-fn hybrid_pool(
+pub(crate) fn hybrid_pool(
     index: &Index,
     query: &str,
     vector: &[f32],
     k: usize,
     filter: &Filter,
+    fusion: Fusion,
 ) -> Result<Pool> {
     let set = index.candidates(&CandidateQuery {
         text: query,
         vector,
         bm25_k: k,
         vector_k: k,
+        fusion,
         filter: filter.clone(),
-        ..CandidateQuery::default()
     })?;
     let dim = index.dim();
     let mut pool = Pool {
@@ -437,7 +489,7 @@ fn hybrid_pool(
         });
         pool.vectors
             .extend_from_slice(&set.vectors[i * dim..(i + 1) * dim]);
-        pool.fused.push(f64::from(c.rrf));
+        pool.fused.push(f64::from(c.fused));
     }
     pool.info = note_info(&pool.entries);
     pool.links = set

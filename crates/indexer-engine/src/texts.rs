@@ -4,7 +4,7 @@
 use crate::search::Engine;
 use crate::{Error, Result};
 use indexer_embed::Encoder;
-use indexer_index::{CandidateQuery, Filter, Writer};
+use indexer_index::{CandidateQuery, Filter, Fusion, Writer};
 use indexer_notes::{Note, NoteKind, ParsedDocument};
 
 /// A document given as text.
@@ -52,7 +52,10 @@ pub fn index_texts(
             let doc = ParsedDocument {
                 doc: d.id.to_string(),
                 hash: d.id.to_string(),
-                title: (!d.title.is_empty()).then(|| d.title.to_string()),
+                // The title is already the text's first line, as BEIR's protocol has it;
+                // as the document's title it would also be the notes' context line and
+                // count twice in BM25.
+                title: None,
                 pages: 1,
                 pages_without_text: vec![],
                 notes: vec![note],
@@ -66,18 +69,26 @@ pub fn index_texts(
     Ok(())
 }
 
-/// Document ids ranked by BM25 alone, by the vectors alone, and by the fused first stage.
+/// Document ids ranked by BM25 alone, by the vectors alone, and by the first stage with each
+/// fusion asked for.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Rankings {
     pub bm25: Vec<String>,
     pub vectors: Vec<String>,
-    pub fused: Vec<String>,
+    /// One ranking per fusion, in the order given.
+    pub fused: Vec<Vec<String>>,
 }
 
 impl Engine {
-    /// The top `k` documents of each retriever for a question (its text and vector), with
-    /// the fusion the search uses.
-    pub fn rankings(&self, query: &str, vector: &[f32], k: usize) -> Result<Rankings> {
+    /// The top `k` documents of each retriever for a question (its text and vector), and of
+    /// the first stage with each of `fusions`.
+    pub fn rankings(
+        &self,
+        query: &str,
+        vector: &[f32],
+        k: usize,
+        fusions: &[Fusion],
+    ) -> Result<Rankings> {
         let index = self.index();
         let filter = Filter::default();
         let docs_of = |ordinals: &mut dyn Iterator<Item = usize>| -> Vec<String> {
@@ -87,17 +98,22 @@ impl Engine {
         };
         let bm25 = index.bm25(query, k, &filter)?;
         let vectors = index.nearest(vector, k, &filter)?;
-        let fused = index.candidates(&CandidateQuery {
-            text: query,
-            vector,
-            bm25_k: k,
-            vector_k: k,
-            ..CandidateQuery::default()
-        })?;
+        let mut fused = Vec::with_capacity(fusions.len());
+        for &fusion in fusions {
+            let set = index.candidates(&CandidateQuery {
+                text: query,
+                vector,
+                bm25_k: k,
+                vector_k: k,
+                fusion,
+                filter: Filter::default(),
+            })?;
+            fused.push(docs_of(&mut set.hits.iter().map(|h| h.ordinal)));
+        }
         Ok(Rankings {
             bm25: docs_of(&mut bm25.into_iter().map(|h| h.0)),
             vectors: docs_of(&mut vectors.into_iter().map(|h| h.0)),
-            fused: docs_of(&mut fused.hits.iter().map(|h| h.ordinal)),
+            fused,
         })
     }
 }

@@ -3,7 +3,7 @@
 
 use crate::metrics::{Mean, ndcg_at, recall_at};
 use crate::{Error, Result, read_beir};
-use indexer_engine::{Encoder, Engine, IndexView, TextDocument};
+use indexer_engine::{Encoder, Engine, Fusion, IndexView, RRF_K, TextDocument};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -65,14 +65,18 @@ pub fn run_beir(
     }
     let engine = Engine::with_encoder(index_dir, encoder.clone())?;
     let t1 = Instant::now();
-    let names = ["bm25", "vectors", "fused (rrf)"];
-    let mut ndcg = [Mean::default(); 3];
-    let mut rec = [Mean::default(); 3];
+    // The default fusion and reciprocal rank fusion, side by side.
+    let fusions = [Fusion::default(), Fusion::Rrf { k: RRF_K }];
+    let mut names = vec!["bm25".to_string(), "vectors".to_string()];
+    names.extend(fusions.iter().map(|f| format!("fused ({f})")));
+    let mut ndcg = vec![Mean::default(); names.len()];
+    let mut rec = vec![Mean::default(); names.len()];
     for (qi, q) in set.queries.iter().enumerate() {
         let qrels = &set.qrels[&q.id];
         let qvec = engine.embed_query(&q.text)?;
-        let r = engine.rankings(&q.text, &qvec, RANKED)?;
-        for (m, ranked) in [r.bm25, r.vectors, r.fused].iter().enumerate() {
+        let r = engine.rankings(&q.text, &qvec, RANKED, &fusions)?;
+        let lists = [r.bm25, r.vectors].into_iter().chain(r.fused);
+        for (m, ranked) in lists.enumerate() {
             let r: Vec<&str> = ranked.iter().map(String::as_str).collect();
             ndcg[m].add(ndcg_at(&r, qrels, 10));
             rec[m].add(recall_at(&r, qrels, RANKED));
@@ -89,7 +93,7 @@ pub fn run_beir(
         model: encoder.model_id().to_string(),
         index_seconds,
         query_seconds: t1.elapsed().as_secs_f64(),
-        methods: (0..3)
+        methods: (0..names.len())
             .map(|m| BeirMethod {
                 method: names[m].to_string(),
                 ndcg_at_10: ndcg[m].value().unwrap_or(0.0),

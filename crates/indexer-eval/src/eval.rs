@@ -4,7 +4,7 @@ use crate::metrics::{
     GoldPages, Mean, PageRef, hit, page_recall, page_recall_at, rank_pages, redundancy,
 };
 use crate::{Error, Question, Result, read_questions};
-use indexer_engine::{Engine, Filter, Note, Pool, Selector, SelectorKind, SelectorSpec};
+use indexer_engine::{Engine, Filter, Fusion, Note, Pool, Selector, SelectorKind, SelectorSpec};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
@@ -55,6 +55,8 @@ pub struct EvalConfig {
     pub pools: Vec<PoolMode>,
     /// BM25 and vector list length of the hybrid pool.
     pub candidates: usize,
+    /// How the hybrid pool fuses its BM25 and vector lists.
+    pub fusion: Fusion,
     pub out: PathBuf,
     /// Evaluate only the first `limit` questions.
     pub limit: Option<usize>,
@@ -397,6 +399,7 @@ pub fn run_eval(
                         docs: q.docs.clone(),
                         ..Filter::default()
                     },
+                    cfg.fusion,
                 )?,
             };
             let notes: Vec<&Note> = pool.entries.iter().map(|e| &e.note).collect();
@@ -572,6 +575,9 @@ fn command_line(cfg: &EvalConfig) -> String {
         cfg.candidates,
         cfg.out.display()
     );
+    if cfg.fusion != Fusion::default() {
+        s.push_str(&format!(" --fusion {}", cfg.fusion));
+    }
     if !cfg.grid.is_empty() {
         s.push_str(&format!(" --grid FILE ({} selector specs)", cfg.grid.len()));
     }

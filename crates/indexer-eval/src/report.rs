@@ -72,7 +72,7 @@ pub fn markdown(r: &EvalReport) -> String {
     }
     let _ = writeln!(
         s,
-        "\nRows `rank:cosine` / `rank:rrf` are the candidate page ranking of the pool (MMDocIR page Recall@k); for selectors, pages are ranked by the scores of the B selected notes.\n"
+        "\nRows `rank:cosine` / `rank:rrf` are the candidate page ranking of the pool (MMDocIR page Recall@k: pages by their best note); for selectors, pages are ranked by the scores of the B selected notes.\n"
     );
     let sel: Vec<&Summary> = r.summaries.iter().filter(|m| m.budget > 0).collect();
     let _ = writeln!(s, "## Recall@B by evidence source (%, n)\n");

@@ -90,6 +90,7 @@ fn report_recall_by_source_and_resume() {
         budgets: vec![5],
         pools: vec![PoolMode::All, PoolMode::Hybrid],
         candidates: 20,
+        fusion: Default::default(),
         out: out.clone(),
         limit: None,
     };

@@ -1,7 +1,7 @@
 //! The index of `indexer`: tantivy BM25 over note text, a memory-mapped f32 vector matrix
 //! with an HNSW graph (`hnsw_rs`), a note store, all tied together per generation by a
-//! manifest written atomically, and hybrid candidate retrieval fused by reciprocal rank
-//! fusion.
+//! manifest written atomically, and hybrid candidate retrieval (BM25 and vectors fused as
+//! [`Fusion`] says).
 //!
 //! One [`Writer`] per folder stages document upserts and removals and commits them as a new
 //! generation; any number of [`Index`] readers (in any process) each see one complete
@@ -40,7 +40,8 @@ pub use error::{Error, Result};
 pub use fsutil::GcStats;
 pub use graph::{EXACT_THRESHOLD, HnswParams, dot, exact_search};
 pub use index::{
-    Candidate, CandidateQuery, CandidateSet, DocumentInfo, FailureInfo, Filter, Index, RRF_K, Stats,
+    BM25_WEIGHT, Candidate, CandidateQuery, CandidateSet, DocumentInfo, FailureInfo, Filter,
+    Fusion, Index, RRF_K, Stats,
 };
 pub use schema::FORMAT_VERSION;
 pub use writer::{CommitStats, GraphAction, Writer};

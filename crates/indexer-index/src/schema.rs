@@ -1,16 +1,16 @@
-//! The tantivy schema, read from `index_schema/schema-v1.toml` at build time.
+//! The tantivy schema, read from `index_schema/schema-v2.toml` at build time.
 
 use serde::Deserialize;
 use tantivy::schema::{
     Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions,
 };
 
-const SCHEMA_TOML: &str = include_str!("../../../index_schema/schema-v1.toml");
+const SCHEMA_TOML: &str = include_str!("../../../index_schema/schema-v2.toml");
 
 /// The on-disk format version this build reads and writes. It is the `format_version` of the
 /// schema file; the manifest and the layout of the files it names are part of the same
 /// version (see `index_schema/README.md`).
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -91,12 +91,12 @@ pub(crate) fn parse(toml_text: &str) -> Result<SchemaFile, String> {
 
 impl Fields {
     pub(crate) fn load() -> Fields {
-        let file = parse(SCHEMA_TOML).expect("index_schema/schema-v1.toml is valid");
+        let file = parse(SCHEMA_TOML).expect("index_schema/schema-v2.toml is valid");
         assert_eq!(
             file.format_version, FORMAT_VERSION,
-            "index_schema/schema-v1.toml names another format version than the crate"
+            "index_schema/schema-v2.toml names another format version than the crate"
         );
-        Fields::build(&file).expect("index_schema/schema-v1.toml has every field the crate uses")
+        Fields::build(&file).expect("index_schema/schema-v2.toml has every field the crate uses")
     }
 
     pub(crate) fn build(file: &SchemaFile) -> Result<Fields, String> {
@@ -205,10 +205,10 @@ mod tests {
 
     #[test]
     fn schema_errors_are_caught() {
-        let bad = "format_version = 1\n[[field]]\nname = \"x\"\ntype = \"u64\"\nboost = 2.0\n";
+        let bad = "format_version = 2\n[[field]]\nname = \"x\"\ntype = \"u64\"\nboost = 2.0\n";
         assert!(parse(bad).unwrap_err().contains("only text fields"));
         let missing =
-            "format_version = 1\n[[field]]\nname = \"text\"\ntype = \"text\"\nboost = 1.0\n";
+            "format_version = 2\n[[field]]\nname = \"text\"\ntype = \"text\"\nboost = 1.0\n";
         let file = parse(missing).unwrap();
         assert!(Fields::build(&file).unwrap_err().contains("\"id\""));
     }

@@ -9,7 +9,7 @@ use crate::manifest::{
 };
 use crate::schema::{FORMAT_VERSION, Fields};
 use crate::store::{Appender, Store, kind_code};
-use indexer_notes::{Note, ParsedDocument};
+use indexer_notes::{Note, ParsedDocument, context_line};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs::{self, File, OpenOptions, TryLockError};
 use std::path::{Path, PathBuf};
@@ -310,7 +310,7 @@ impl Writer {
             let ordinal = p.appender.append(n, v)?;
             by_kind[kind_code(n.kind) as usize] += 1;
             p.twriter
-                .add_document(tantivy_doc(&fields, n, ordinal))
+                .add_document(tantivy_doc(&fields, n, ordinal, doc.title.as_deref()))
                 .map_err(Error::tantivy(&p.tantivy_dir))?;
         }
         p.failures.remove(&doc.doc);
@@ -518,8 +518,13 @@ impl Writer {
             for o in e.first_row..e.first_row + e.notes {
                 let note: Note = old_store.note(o as usize)?;
                 let ordinal = out.append(&note, old_store.vector(o as usize))?;
-                tw.add_document(tantivy_doc(&self.fields, &note, ordinal))
-                    .map_err(Error::tantivy(tantivy_dir))?;
+                tw.add_document(tantivy_doc(
+                    &self.fields,
+                    &note,
+                    ordinal,
+                    e.title.as_deref(),
+                ))
+                .map_err(Error::tantivy(tantivy_dir))?;
             }
             e.first_row = first;
         }
@@ -575,7 +580,9 @@ impl Writer {
     }
 }
 
-fn tantivy_doc(f: &Fields, n: &Note, ordinal: u64) -> TantivyDocument {
+/// The tantivy document of a note. Its `section` field holds the note's context line (the
+/// document's title and the section path), the context its vector was embedded with.
+fn tantivy_doc(f: &Fields, n: &Note, ordinal: u64, title: Option<&str>) -> TantivyDocument {
     let mut d = TantivyDocument::default();
     d.add_text(f.id, &n.id);
     d.add_text(f.doc, &n.doc);
@@ -592,8 +599,9 @@ fn tantivy_doc(f: &Fields, n: &Note, ordinal: u64) -> TantivyDocument {
     if !n.keywords.is_empty() {
         d.add_text(f.keywords, n.keywords.join(" "));
     }
-    if !n.section.is_empty() {
-        d.add_text(f.section, n.section.join(" / "));
+    let context = context_line(title, &n.section, &|_| true);
+    if !context.is_empty() {
+        d.add_text(f.section, context);
     }
     d
 }

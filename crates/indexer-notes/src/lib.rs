@@ -203,6 +203,63 @@ impl Note {
     }
 }
 
+/// Encoder tokens kept free at the head of every chunk for its context line
+/// ([`context_line`]): chunks are cut at the encoder's length minus this, so the context never
+/// pushes the note's own text past what the encoder reads.
+pub const CONTEXT_TOKENS: usize = 32;
+
+/// Where a note sits: the document's title and the note's section path, outermost first,
+/// joined by ` > ` (`Annual Report > Risk factors > Liquidity`). Empty when the document has
+/// no title and the note no section. It is put before the note's text when the note is
+/// embedded and indexed for BM25, so that a chunk is searched knowing what it belongs to; the
+/// note's own text (what is shown) does not change.
+///
+/// `fits` says whether a candidate line is short enough (the caller counts encoder tokens).
+/// While it is not, the outermost sections after the title are dropped, then the title, then
+/// words from the end: the innermost section says the most about the note.
+pub fn context_line(
+    title: Option<&str>,
+    section: &[String],
+    fits: &dyn Fn(&str) -> bool,
+) -> String {
+    let clean = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut parts: Vec<String> = title
+        .map(clean)
+        .into_iter()
+        .chain(section.iter().map(|s| clean(s)))
+        .filter(|s| !s.is_empty())
+        .collect();
+    parts.dedup();
+    let has_title = title.is_some_and(|t| !clean(t).is_empty());
+    loop {
+        let line = parts.join(" > ");
+        if line.is_empty() || fits(&line) {
+            return line;
+        }
+        if parts.len() > 2 {
+            // Keep the title (if any) and the innermost section; drop the one after the title.
+            parts.remove(usize::from(has_title));
+        } else if parts.len() == 2 {
+            parts.remove(0);
+        } else {
+            let words: Vec<&str> = parts[0].split(' ').collect();
+            if words.len() <= 1 {
+                return String::new();
+            }
+            parts[0] = words[..words.len() - 1].join(" ");
+        }
+    }
+}
+
+/// The text that is embedded for a note: its context line, a line break, its text.
+pub fn contextual_text(context: &str, text: &str) -> String {
+    if context.is_empty() {
+        text.to_string()
+    } else {
+        format!("{context}\n{text}")
+    }
+}
+
 /// The stable id of the `ordinal`-th note of `kind` in document `doc`.
 pub fn note_id(doc: &str, kind: NoteKind, ordinal: usize) -> String {
     format!("{doc}#{}{ordinal}", kind.tag())
@@ -275,6 +332,44 @@ pub trait Hint {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn context_line_keeps_title_and_innermost_section_when_short_of_room() {
+        let sec: Vec<String> = ["Part II", "Item 7.  Management's discussion", "Liquidity"]
+            .map(String::from)
+            .to_vec();
+        let words = |max: usize| move |s: &str| s.split_whitespace().count() <= max;
+        let any = |_: &str| true;
+        assert_eq!(
+            context_line(Some("ACME 10-K"), &sec, &any),
+            "ACME 10-K > Part II > Item 7. Management's discussion > Liquidity"
+        );
+        // Outer sections go first, then the title, then words from the end.
+        assert_eq!(
+            context_line(Some("ACME 10-K"), &sec, &words(9)),
+            "ACME 10-K > Item 7. Management's discussion > Liquidity"
+        );
+        assert_eq!(
+            context_line(Some("ACME 10-K"), &sec, &words(4)),
+            "ACME 10-K > Liquidity"
+        );
+        assert_eq!(
+            context_line(Some("ACME 10-K"), &sec, &words(2)),
+            "Liquidity"
+        );
+        assert_eq!(
+            context_line(Some("A long report title"), &[], &words(2)),
+            "A long"
+        );
+        assert_eq!(context_line(None, &[], &any), "");
+        assert_eq!(context_line(Some("  "), &[], &any), "");
+        assert_eq!(
+            context_line(Some("Guide"), &["Guide".into()], &any),
+            "Guide"
+        );
+        assert_eq!(contextual_text("", "body"), "body");
+        assert_eq!(contextual_text("T > S", "body"), "T > S\nbody");
+    }
 
     #[test]
     fn kinds_round_trip_through_strings_and_json() {

@@ -6,9 +6,10 @@
 //! fused order with at most `cap` notes a page), `mmr-hybrid` and `dpp-hybrid`. The math, with
 //! what each term is for, is in the crate's README ("CDS on the hybrid stage").
 //!
-//! - Relevance: s_i = f_i / max_j f_j with f_i = sum over the lists that hold i of
-//!   1 / (k + rank), reciprocal rank fusion mapped to (0, 1]. Without ranks the candidates'
-//!   fused scores are used the same way, and without those the cosine (clipped at 0).
+//! - Relevance: s_i = f_i / max_j f_j with f_i the first stage's fused score of i (its
+//!   reciprocal rank fusion, pages included), mapped to (0, 1]. With the option `k` the
+//!   selector fuses the note's own ranks again, f_i = sum over the lists that hold i of
+//!   1 / (k + rank), for sweeps of k. Without fused scores or ranks, the cosine (clipped at 0).
 //! - Geometry: z~_i = [sqrt(1 - rho) z_i, sqrt(rho) e_page(i)], unit vectors whose
 //!   dissimilarity 1 - z~_i . z~_j is (1 - rho)(1 - z_i . z_j) + rho [different pages]: notes on
 //!   one page are closer (redundant for the reader), by `page` = rho. A note without a page is
@@ -31,9 +32,10 @@ use crate::{Selection, Selector};
 /// What the hybrid selectors share: the relevance mapping and the structure of the note block.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct HybridOptions {
-    /// k of the relevance's reciprocal rank fusion, 1 / (k + rank). Default 60, the first
-    /// stage's own k (so the relevance order is the fused order).
-    pub rrf_k: f64,
+    /// k of a reciprocal rank fusion of the note's own ranks, 1 / (k + rank), that replaces
+    /// the first stage's fused score as the relevance. Default `None`: the first stage's
+    /// fused score (its k, its pages), so the relevance order is the fused order.
+    pub rrf_k: Option<f64>,
     /// rho, the weight of the page in the note geometry, in [0, 1]: 0 ignores pages, 1 makes
     /// notes on one page identical and notes on different pages equally far apart.
     pub page: f64,
@@ -47,7 +49,7 @@ pub struct HybridOptions {
 impl Default for HybridOptions {
     fn default() -> Self {
         HybridOptions {
-            rrf_k: 60.0,
+            rrf_k: None,
             page: 0.5,
             link: 1.0,
             adjacent: 1.0,
@@ -57,8 +59,10 @@ impl Default for HybridOptions {
 
 impl HybridOptions {
     pub fn validate(&self) -> Result<()> {
-        if !(self.rrf_k.is_finite() && self.rrf_k >= 0.0) {
-            return Err(invalid("k", format!("{} is not a number >= 0", self.rrf_k)));
+        if let Some(k) = self.rrf_k
+            && !(k.is_finite() && k >= 0.0)
+        {
+            return Err(invalid("k", format!("{k} is not a number >= 0")));
         }
         if !(0.0..=1.0).contains(&self.page) {
             return Err(invalid("page", format!("{} is not in [0, 1]", self.page)));
@@ -72,21 +76,28 @@ impl HybridOptions {
     }
 }
 
-/// The hybrid relevance s_i in [0, 1] (see the module documentation).
-pub fn hybrid_relevance(c: &Candidates<'_>, rrf_k: f64) -> Vec<f64> {
+/// The k of the re-fusion of ranks when candidates have ranks but no fused score: the usual
+/// 60 of reciprocal rank fusion.
+const RANKS_ONLY_K: f64 = 60.0;
+
+/// The hybrid relevance s_i in [0, 1] (see the module documentation): the first stage's fused
+/// score, or with `rrf_k` a fusion of the note's own ranks with that k.
+pub fn hybrid_relevance(c: &Candidates<'_>, rrf_k: Option<f64>) -> Vec<f64> {
     let n = c.len();
     let ranked = c.info.len() == n
         && n > 0
         && c.info
             .iter()
             .any(|i| i.bm25_rank.is_some() || i.vector_rank.is_some());
-    let f: Vec<f64> = if ranked {
-        let rr = |r: Option<u32>| r.map_or(0.0, |r| 1.0 / (rrf_k + r as f64));
+    let has_fused = c.fused.len() == n && n > 0;
+    let f: Vec<f64> = if ranked && (rrf_k.is_some() || !has_fused) {
+        let k = rrf_k.unwrap_or(RANKS_ONLY_K);
+        let rr = |r: Option<u32>| r.map_or(0.0, |r| 1.0 / (k + r as f64));
         c.info
             .iter()
             .map(|i| rr(i.bm25_rank) + rr(i.vector_rank))
             .collect()
-    } else if c.fused.len() == n {
+    } else if has_fused {
         c.fused.iter().map(|v| v.max(0.0)).collect()
     } else {
         c.relevance().iter().map(|v| v.max(0.0)).collect()
@@ -469,15 +480,16 @@ impl Selector for CdsHybrid {
 pub struct FusedCap {
     /// Notes a page before the second pass. Default 1.
     pub cap: usize,
-    /// k of the relevance (see [`HybridOptions::rrf_k`]).
-    pub rrf_k: f64,
+    /// k of a re-fusion of the ranks (see [`HybridOptions::rrf_k`]); default `None`, the
+    /// first stage's fused order.
+    pub rrf_k: Option<f64>,
 }
 
 impl Default for FusedCap {
     fn default() -> Self {
         FusedCap {
             cap: 1,
-            rrf_k: 60.0,
+            rrf_k: None,
         }
     }
 }

@@ -105,7 +105,7 @@ pub enum SelectorKind {
     /// `cds-exact`: the equilibrium of the same program.
     CdsExact,
     Cosine,
-    /// `fused`: the first stage's own order (reciprocal rank fusion of BM25 and vectors).
+    /// `fused`: the first stage's own order (its fused score of BM25 and vectors).
     Fused,
     Mmr,
     Dpp,

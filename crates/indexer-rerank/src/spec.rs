@@ -63,7 +63,7 @@ fn num(key: &str, v: &str) -> Result<f64> {
 
 fn hybrid_option(h: &mut HybridOptions, key: &str, v: &str) -> Result<bool> {
     match key {
-        "k" => h.rrf_k = num(key, v)?,
+        "k" => h.rrf_k = Some(num(key, v)?),
         "page" => h.page = num(key, v)?,
         "link" => h.link = num(key, v)?,
         "adjacent" => h.adjacent = num(key, v)?,
@@ -112,7 +112,7 @@ impl SelectorSpec {
                                 .parse()
                                 .map_err(|_| invalid("cap", format!("{v} is not a count")))?
                         }
-                        "k" => s.rrf_k = num(k, v)?,
+                        "k" => s.rrf_k = Some(num(k, v)?),
                         _ => return unknown(k),
                     }
                 }

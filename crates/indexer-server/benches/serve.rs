@@ -85,8 +85,7 @@ fn fixture() -> Fixture {
     cfg.options.jobs = cores;
     // Crops cost ingest time and no search time beyond a file check per hit.
     cfg.options.crops = false;
-    cfg.options.chunking =
-        indexer_ingest::Chunking::tokens(indexer_embed::Encoder::max_tokens(&encoder));
+    cfg.options.chunking = indexer_engine::default_chunking(&encoder);
     let t0 = Instant::now();
     let s = indexer_engine::ingest(std::slice::from_ref(&docs), &cfg, &encoder, &mut |_| {})
         .expect("ingest of the bench PDFs");

@@ -34,7 +34,10 @@ fn format_version_model_and_lock_errors_say_what_to_do() {
     let text = std::fs::read_to_string(&path).unwrap();
     std::fs::write(
         &path,
-        text.replace("\"format_version\": 1", "\"format_version\": 99"),
+        text.replace(
+            &format!("\"format_version\": {}", indexer_index::FORMAT_VERSION),
+            "\"format_version\": 99",
+        ),
     )
     .unwrap();
     let e = Index::open(dir.path()).unwrap_err();
@@ -43,7 +46,7 @@ fn format_version_model_and_lock_errors_say_what_to_do() {
             e,
             Error::FormatVersion {
                 found: 99,
-                expected: 1,
+                expected: indexer_index::FORMAT_VERSION,
                 ..
             }
         ),
@@ -127,7 +130,7 @@ fn committed_notes_read_back_with_stats_vectors_and_links() {
         assert_eq!(&set.vectors[i * 8..(i + 1) * 8], index.vector(h.ordinal));
         assert!(h.cosine.is_some());
     }
-    assert!(set.hits.windows(2).all(|p| p[0].rrf >= p[1].rrf));
+    assert!(set.hits.windows(2).all(|p| p[0].fused >= p[1].fused));
     let pos = |id: &str| set.hits.iter().position(|h| h.note_id == id).unwrap();
     assert!(set.links.contains(&(pos("b.pdf#t2"), pos("b.pdf#t1"))));
     assert_eq!(set.links.len(), 8, "4 adjacent links per document");

@@ -2,4 +2,5 @@ mod basic;
 mod common;
 mod crash;
 mod filters;
+mod fusion;
 mod incremental;

@@ -53,7 +53,7 @@ fn options() -> impl Strategy<Value = CdsHybridOptions> {
         0.0f64..=1.0,
         prop::sample::select(vec![0.0, 0.5, 1.0, 2.0, 4.0]),
         prop::sample::select(vec![0.0, 0.5, 1.0, 2.0]),
-        prop::sample::select(vec![1.0, 10.0, 60.0]),
+        prop::sample::select(vec![Some(1.0), Some(10.0), Some(60.0), None]),
     )
         .prop_map(|(beta, page, link, adjacent, k)| CdsHybridOptions {
             cds: CdsOptions {
@@ -273,7 +273,7 @@ proptest! {
         distinct.dedup();
         prop_assert_eq!(distinct.len(), first.len());
         let all = FusedCap { cap: 1000, ..FusedCap::default() }.select(&c, b).unwrap();
-        let s = hybrid_relevance(&c, 60.0);
+        let s = hybrid_relevance(&c, FusedCap::default().rrf_k);
         prop_assert!(all.indices.windows(2).all(|w| s[w[0]] >= s[w[1]]));
     }
 }
@@ -311,7 +311,7 @@ fn opts(page: f64, link: f64, adjacent: f64) -> CdsHybridOptions {
             ..CdsOptions::default()
         },
         hybrid: HybridOptions {
-            rrf_k: 60.0,
+            rrf_k: None,
             page,
             link,
             adjacent,
@@ -399,11 +399,19 @@ fn hybrid_relevance_is_normalised_rrf() {
         info: &inf,
         ..Candidates::new(&q, &notes, 4)
     };
-    let s = hybrid_relevance(&c, 60.0);
+    let s = hybrid_relevance(&c, Some(60.0));
     let f = [1.0 / 61.0 + 1.0 / 62.0, 1.0 / 61.0, 1.0 / 62.0];
     for i in 0..3 {
         assert!((s[i] - f[i] / f[0]).abs() < 1e-12);
     }
+    // Without fused scores, the default fuses the ranks the same way.
+    assert_eq!(hybrid_relevance(&c, None), s);
+    // With the first stage's fused scores (which may hold more than the note's own ranks,
+    // its page's), the default takes them; an explicit k fuses the ranks again.
+    let fused = [0.01, 0.04, 0.02];
+    let c = Candidates { fused: &fused, ..c };
+    assert_eq!(hybrid_relevance(&c, None), vec![0.25, 1.0, 0.5]);
+    assert_eq!(hybrid_relevance(&c, Some(60.0)), s);
 }
 
 #[test]

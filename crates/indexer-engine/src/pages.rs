@@ -1,0 +1,108 @@
+//! Page search: the same candidates as a note search, returned as ranked pages with their
+//! best notes (`indexer query --unit page`), the unit MMDocIR's page retrieval ranks.
+
+use crate::Result;
+use crate::search::{Engine, Hit, PoolEntry, SearchRequest, Timings, make_hit, ms};
+use serde::Serialize;
+
+/// Notes shown under each page.
+pub const NOTES_PER_PAGE: usize = 3;
+
+/// One page of a page search.
+#[derive(Debug, Clone, Serialize)]
+pub struct PageResult {
+    /// 1-based rank.
+    pub rank: usize,
+    pub doc: String,
+    /// 1-based page; `None` for an unpaged document (Markdown, HTML, text), which is one unit.
+    pub page: Option<u32>,
+    /// The best fused score of the page's notes.
+    pub score: f64,
+    /// The page's best notes, best first (at most [`NOTES_PER_PAGE`]); `rank` is the note's
+    /// rank among all the candidates, `score` its fused score.
+    pub notes: Vec<Hit>,
+}
+
+/// The pages that answer a question.
+#[derive(Debug, Clone, Serialize)]
+pub struct PageResponse {
+    pub query: String,
+    /// The number of pages asked for.
+    pub budget: usize,
+    pub generation: u64,
+    pub model: String,
+    /// Number of fused candidate notes the pages were ranked from.
+    pub candidates: usize,
+    pub pages: Vec<PageResult>,
+    pub timings: Timings,
+}
+
+/// A note of a page being grouped: its rank among the candidates, its fused score, the entry.
+type Member = (usize, f64, PoolEntry);
+
+impl Engine {
+    /// The `req.budget` best pages for a question: the candidate notes of [`Engine::search`]
+    /// grouped by page, pages ranked by their best note (MMDocIR's page ranking from notes).
+    /// The selector of the request is not used: pages are not a budget of notes.
+    pub fn search_pages(&self, req: &SearchRequest) -> Result<PageResponse> {
+        let p = self.prepare(req)?;
+        let candidates = p.pool.len();
+        // Pool entries are in fused order, so a page's first entry is its best note.
+        let mut pages: Vec<(PageResult, Vec<Member>)> = Vec::new();
+        let fused = p.pool.fused.clone();
+        for (i, e) in p.pool.entries.into_iter().enumerate() {
+            let score = fused.get(i).copied().unwrap_or(0.0);
+            let key = (e.note.doc.as_str(), e.note.page);
+            match pages
+                .iter_mut()
+                .find(|(r, _)| (r.doc.as_str(), r.page) == key)
+            {
+                Some((_, notes)) => {
+                    if notes.len() < NOTES_PER_PAGE {
+                        notes.push((i + 1, score, e));
+                    }
+                }
+                None => {
+                    if pages.len() == req.budget {
+                        continue;
+                    }
+                    pages.push((
+                        PageResult {
+                            rank: pages.len() + 1,
+                            doc: e.note.doc.clone(),
+                            page: e.note.page,
+                            score,
+                            notes: Vec::new(),
+                        },
+                        vec![(i + 1, score, e)],
+                    ));
+                }
+            }
+        }
+        let pages = pages
+            .into_iter()
+            .map(|(mut r, notes)| {
+                r.notes = notes
+                    .into_iter()
+                    .map(|(rank, score, e)| make_hit(&p.view, &p.terms, e, rank, score))
+                    .collect();
+                r
+            })
+            .collect();
+        let total = p.t0.elapsed();
+        Ok(PageResponse {
+            query: p.query,
+            budget: req.budget,
+            generation: p.view.generation(),
+            model: p.view.model_id().to_string(),
+            candidates,
+            pages,
+            timings: Timings {
+                embed_ms: ms(p.t_embed),
+                candidates_ms: ms(p.t_cand - p.t_embed),
+                select_ms: ms(total - p.t_cand),
+                total_ms: ms(total),
+            },
+        })
+    }
+}
