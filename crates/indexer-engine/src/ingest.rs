@@ -469,15 +469,19 @@ fn remove_stale_crops(crop_dir: &Path, stale: &mut Vec<(String, BTreeSet<String>
     }
 }
 
-/// The chunking that leaves room for the context line: chunks of the encoder's length minus
-/// [`CONTEXT_TOKENS`](indexer_notes::CONTEXT_TOKENS), with 10% overlap.
+/// The default chunking: chunks of [`chunk_tokens`] encoder tokens with 10% overlap.
 pub fn default_chunking(encoder: &dyn Encoder) -> indexer_ingest::Chunking {
-    indexer_ingest::Chunking::tokens(
-        encoder
-            .max_tokens()
-            .saturating_sub(indexer_notes::CONTEXT_TOKENS)
-            .max(indexer_notes::CONTEXT_TOKENS),
-    )
+    indexer_ingest::Chunking::tokens(chunk_tokens(encoder.max_tokens()))
+}
+
+/// The length of a default chunk for an encoder that reads `max_tokens`: at most
+/// [`NOTE_TOKENS`](indexer_notes::NOTE_TOKENS), less the room the context line takes
+/// ([`CONTEXT_TOKENS`](indexer_notes::CONTEXT_TOKENS)), so the context never cuts a note short.
+pub fn chunk_tokens(max_tokens: usize) -> usize {
+    max_tokens
+        .min(indexer_notes::NOTE_TOKENS)
+        .saturating_sub(indexer_notes::CONTEXT_TOKENS)
+        .max(indexer_notes::CONTEXT_TOKENS)
 }
 
 /// What the encoder embeds for each note of a document: the note's context line (title and
@@ -533,6 +537,15 @@ fn without_file_prefix<'a>(message: &'a str, path: &Path, doc: &str) -> &'a str 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn chunks_are_notes_of_at_most_256_tokens_with_room_for_the_context() {
+        // MiniLM reads 256, nomic 512: both make 224-token notes; a short encoder its own.
+        assert_eq!(chunk_tokens(256), 224);
+        assert_eq!(chunk_tokens(512), 224);
+        assert_eq!(chunk_tokens(128), 96);
+        assert_eq!(chunk_tokens(40), 32);
+    }
 
     #[test]
     fn notes_are_embedded_with_their_context_line_within_its_budget() {

@@ -30,7 +30,8 @@ pub use indexer_rerank::{
 };
 pub use indexer_runtime::{DEFAULT_MODEL, Runtime};
 pub use ingest::{
-    Failure, FileWarning, IngestConfig, IngestEvent, IngestSummary, default_chunking, ingest,
+    Failure, FileWarning, IngestConfig, IngestEvent, IngestSummary, chunk_tokens, default_chunking,
+    ingest,
 };
 pub use pages::{NOTES_PER_PAGE, PageResponse, PageResult};
 pub use search::{
