@@ -13,14 +13,19 @@ fn location(n: &Note) -> String {
     }
 }
 
-/// Query results for a terminal: rank, location, kind, score, caption or snippet with the query
-/// terms in bold, crop path.
-pub fn text(out: &mut dyn Write, r: &SearchResponse, color: bool) -> Result<()> {
-    let (b, u, dim, reset) = if color {
+/// Terminal styles (bold, highlight, dim, reset): ANSI codes with color, empty without.
+fn styles(color: bool) -> (&'static str, &'static str, &'static str, &'static str) {
+    if color {
         ("\x1b[1m", "\x1b[1;33m", "\x1b[2m", "\x1b[0m")
     } else {
         ("", "", "", "")
-    };
+    }
+}
+
+/// Query results for a terminal: rank, location, kind, score, caption or snippet with the query
+/// terms in bold, crop path.
+pub fn text(out: &mut dyn Write, r: &SearchResponse, color: bool) -> Result<()> {
+    let (b, u, dim, reset) = styles(color);
     writeln!(
         out,
         "{b}{}{reset} {dim}— {} of {} candidates, selector {}, {:.0} ms{reset}",
@@ -61,11 +66,7 @@ pub fn text(out: &mut dyn Write, r: &SearchResponse, color: bool) -> Result<()> 
 /// A page search for a terminal: rank, page, score, then each best note's kind, caption or
 /// snippet.
 pub fn pages_text(out: &mut dyn Write, r: &PageResponse, color: bool) -> Result<()> {
-    let (b, u, dim, reset) = if color {
-        ("\x1b[1m", "\x1b[1;33m", "\x1b[2m", "\x1b[0m")
-    } else {
-        ("", "", "", "")
-    };
+    let (b, u, dim, reset) = styles(color);
     writeln!(
         out,
         "{b}{}{reset} {dim}— {} pages from {} candidate notes, {:.0} ms{reset}",

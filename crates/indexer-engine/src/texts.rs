@@ -4,7 +4,7 @@
 use crate::search::Engine;
 use crate::{Error, Result};
 use indexer_embed::Encoder;
-use indexer_index::{CandidateQuery, Filter, Fusion, Writer};
+use indexer_index::{Candidate, CandidateQuery, Filter, Fusion, Writer, fuse};
 use indexer_notes::{Note, NoteKind, ParsedDocument};
 
 /// A document given as text.
@@ -90,29 +90,39 @@ impl Engine {
         fusions: &[Fusion],
     ) -> Result<Rankings> {
         let index = self.index();
-        let filter = Filter::default();
-        let docs_of = |ordinals: &mut dyn Iterator<Item = usize>| -> Vec<String> {
-            ordinals
-                .filter_map(|o| index.doc_of_ordinal(o).map(str::to_string))
-                .collect()
-        };
-        let bm25 = index.bm25(query, k, &filter)?;
-        let vectors = index.nearest(vector, k, &filter)?;
-        let mut fused = Vec::with_capacity(fusions.len());
-        for &fusion in fusions {
-            let set = index.candidates(&CandidateQuery {
+        // One search: the candidates hold both lists with their ranks and scores, and are
+        // fused again for each fusion.
+        let mut hits = index
+            .candidates(&CandidateQuery {
                 text: query,
                 vector,
                 bm25_k: k,
                 vector_k: k,
-                fusion,
+                fusion: Fusion::default(),
                 filter: Filter::default(),
-            })?;
-            fused.push(docs_of(&mut set.hits.iter().map(|h| h.ordinal)));
+            })?
+            .hits;
+        let docs_of = |hits: &[Candidate]| -> Vec<String> {
+            hits.iter()
+                .filter_map(|h| index.doc_of_ordinal(h.ordinal).map(str::to_string))
+                .collect()
+        };
+        let by_rank = |rank: fn(&Candidate) -> Option<usize>| -> Vec<String> {
+            let mut listed: Vec<Candidate> =
+                hits.iter().filter(|h| rank(h).is_some()).cloned().collect();
+            listed.sort_by_key(rank);
+            docs_of(&listed)
+        };
+        let bm25 = by_rank(|h| h.bm25_rank);
+        let vectors = by_rank(|h| h.vector_rank);
+        let mut fused = Vec::with_capacity(fusions.len());
+        for &fusion in fusions {
+            fuse(&mut hits, fusion);
+            fused.push(docs_of(&hits));
         }
         Ok(Rankings {
-            bm25: docs_of(&mut bm25.into_iter().map(|h| h.0)),
-            vectors: docs_of(&mut vectors.into_iter().map(|h| h.0)),
+            bm25,
+            vectors,
             fused,
         })
     }

@@ -760,16 +760,6 @@ impl Index {
             }
         }
         fuse(&mut hits, q.fusion);
-        hits.sort_by(|a, b| {
-            b.fused
-                .total_cmp(&a.fused)
-                .then(
-                    a.bm25_rank
-                        .unwrap_or(usize::MAX)
-                        .cmp(&b.bm25_rank.unwrap_or(usize::MAX)),
-                )
-                .then(a.ordinal.cmp(&b.ordinal))
-        });
         let mut vectors = Vec::with_capacity(hits.len() * dim);
         let mut heads = Vec::with_capacity(hits.len());
         for h in &mut hits {
@@ -812,8 +802,23 @@ impl Index {
 }
 
 /// Sets each candidate's fused score from its BM25 score and rank, its cosine and its vector
-/// rank (see [`Fusion`]).
-pub(crate) fn fuse(hits: &mut [Candidate], fusion: Fusion) {
+/// rank (see [`Fusion`]), and orders them by it (ties: BM25 rank, then ordinal). Candidates of
+/// one search can be fused again another way without searching again.
+pub fn fuse(hits: &mut [Candidate], fusion: Fusion) {
+    score(hits, fusion);
+    hits.sort_by(|a, b| {
+        b.fused
+            .total_cmp(&a.fused)
+            .then(
+                a.bm25_rank
+                    .unwrap_or(usize::MAX)
+                    .cmp(&b.bm25_rank.unwrap_or(usize::MAX)),
+            )
+            .then(a.ordinal.cmp(&b.ordinal))
+    });
+}
+
+fn score(hits: &mut [Candidate], fusion: Fusion) {
     match fusion {
         Fusion::Rrf { k } => {
             let rr = |r: Option<usize>| r.map_or(0.0, |r| 1.0 / (k as f32 + r as f32));

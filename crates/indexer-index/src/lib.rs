@@ -41,7 +41,7 @@ pub use fsutil::GcStats;
 pub use graph::{EXACT_THRESHOLD, HnswParams, dot, exact_search};
 pub use index::{
     BM25_WEIGHT, Candidate, CandidateQuery, CandidateSet, DocumentInfo, FailureInfo, Filter,
-    Fusion, Index, RRF_K, Stats,
+    Fusion, Index, RRF_K, Stats, fuse,
 };
 pub use schema::FORMAT_VERSION;
 pub use writer::{CommitStats, GraphAction, Writer};
