@@ -102,6 +102,10 @@ struct IngestArgs {
     /// so their words are found (slower; needs tesseract)
     #[arg(long)]
     ocr_pictures: bool,
+    /// Also find tables without ruling lines or a caption from the alignment of their text
+    /// (financial statements, report tables): table notes with crops
+    #[arg(long)]
+    aligned_tables: bool,
     /// Encoder: a folder name under the runtime's models/ or a path to a model folder
     /// [env: INDEXER_MODEL] [default: all-MiniLM-L6-v2]
     #[arg(long, value_name = "MODEL")]
@@ -202,6 +206,9 @@ struct EvalArgs {
     /// Ingest the documents with `ingest --ocr-pictures`
     #[arg(long)]
     ocr_pictures: bool,
+    /// Ingest the documents with `ingest --aligned-tables`
+    #[arg(long)]
+    aligned_tables: bool,
     /// Encoder of the evaluation's index (as for `ingest`)
     /// [env: INDEXER_MODEL] [default: all-MiniLM-L6-v2]
     #[arg(long, value_name = "MODEL")]
@@ -411,6 +418,7 @@ fn ingest(args: IngestArgs, cfg: &config::Config, index_dir: PathBuf) -> Result<
             crops: !args.no_crops,
             paper_chunks: args.paper_chunks,
             ocr_pictures: args.ocr_pictures,
+            aligned_tables: args.aligned_tables,
             quiet,
         },
         &encoder,
@@ -461,6 +469,7 @@ struct IngestRun<'a> {
     crops: bool,
     paper_chunks: bool,
     ocr_pictures: bool,
+    aligned_tables: bool,
     quiet: bool,
 }
 
@@ -474,6 +483,7 @@ fn run_ingest(
     icfg.options.jobs = run.jobs;
     icfg.options.crops = run.crops;
     icfg.options.ocr_pictures = run.ocr_pictures;
+    icfg.options.aligned_tables = run.aligned_tables;
     icfg.options.chunking = if run.paper_chunks {
         Chunking::PAPER
     } else {
@@ -614,6 +624,7 @@ fn eval(args: EvalArgs, cfg: &config::Config, index: Option<PathBuf>) -> Result<
             crops: true,
             paper_chunks: false,
             ocr_pictures: args.ocr_pictures,
+            aligned_tables: args.aligned_tables,
             quiet: false,
         },
         &encoder,

@@ -33,7 +33,7 @@ pub fn parse_file(
                 path,
                 doc_id,
                 crops.as_ref(),
-                opts.ocr_pictures,
+                pdf::Reading::from(opts),
                 &mut |page, pages| progress(Progress { page, pages }),
             )?;
             Ok(pdf_document(doc_id, el, opts, counter))

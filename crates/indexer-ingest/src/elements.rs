@@ -34,6 +34,10 @@ pub struct TextLine {
     pub block_start: bool,
     #[serde(default)]
     pub role: LineRole,
+    /// The left and right ends of the line's words, in the frame the line was built in (the
+    /// page as shown): what table detection reads cells from. Not sent from the worker.
+    #[serde(skip)]
+    pub words: Vec<(f32, f32)>,
 }
 
 /// A figure or table found on a page: a graphic paired with its caption.

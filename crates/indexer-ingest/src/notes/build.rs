@@ -4,7 +4,7 @@
 use crate::labels::label_number;
 use crate::notes::chunk::sentences;
 use crate::notes::chunk::{self, ChunkInput};
-use crate::options::IngestOptions;
+use crate::options::{Chunking, IngestOptions};
 use indexer_notes::{BBox, Link, LinkKind, Note, NoteKind, TokenCounter, note_id};
 use std::collections::{HashMap, HashSet};
 
@@ -107,7 +107,14 @@ pub(crate) fn build_notes(
     para_word.push(words.len());
 
     let first_figure = notes.len();
-    for f in figures {
+    // The figure each figure or table note comes from: a long table is several notes.
+    let mut note_figure = Vec::with_capacity(figures.len());
+    let fits = |text: &str| match opts.chunking {
+        Chunking::Tokens { max, .. } => counter.count_tokens(text) <= max,
+        Chunking::Chars { size, .. } => text.chars().count() <= size,
+    };
+    let mut next_table = 0usize;
+    for (i, f) in figures.iter().enumerate() {
         let pos = para_word.get(f.para).copied().unwrap_or(words.len());
         let window = |n: usize| -> String {
             let a = pos.saturating_sub(n);
@@ -115,27 +122,50 @@ pub(crate) fn build_notes(
             words[a..b].join(" ")
         };
         let context = window(opts.context_words);
-        let mut text = f.caption.clone();
-        if !f.inside.is_empty() {
-            text.push('\n');
-            text.push_str(&f.inside);
-        }
         let nearby = window(FIGURE_TEXT_CONTEXT_WORDS);
-        if !nearby.is_empty() {
-            text.push('\n');
-            text.push_str(&nearby);
+        let parts = if f.kind == NoteKind::Table {
+            table_parts(&f.caption, &f.inside, &fits)
+        } else {
+            vec![f.inside.clone()]
+        };
+        for part in parts {
+            let mut text = f.caption.clone();
+            if !part.is_empty() {
+                if !text.is_empty() {
+                    text.push('\n');
+                }
+                text.push_str(&part);
+            }
+            if !nearby.is_empty() {
+                text.push('\n');
+                text.push_str(&nearby);
+            }
+            let ordinal = if f.kind == NoteKind::Table {
+                next_table += 1;
+                next_table - 1
+            } else {
+                f.ordinal as usize
+            };
+            let mut note = Note::new(note_id(doc, f.kind, ordinal), doc, f.kind, text);
+            note.page = f.page;
+            note.bbox = f.bbox.clone();
+            note.caption = Some(f.caption.clone()).filter(|c| !c.is_empty());
+            note.context = Some(context.clone()).filter(|c| !c.is_empty());
+            note.image = f.image.clone();
+            note.section = f.section.clone();
+            notes.push(note);
+            note_figure.push(i);
         }
-        let mut note = Note::new(note_id(doc, f.kind, f.ordinal as usize), doc, f.kind, text);
-        note.page = f.page;
-        note.bbox = f.bbox.clone();
-        note.caption = Some(f.caption.clone()).filter(|c| !c.is_empty());
-        note.context = Some(context).filter(|c| !c.is_empty());
-        note.image = f.image.clone();
-        note.section = f.section.clone();
-        notes.push(note);
     }
 
-    add_links(&mut notes, &chunks, &chunk_of_para, figures, first_figure);
+    add_links(
+        &mut notes,
+        &chunks,
+        &chunk_of_para,
+        figures,
+        &note_figure,
+        first_figure,
+    );
     for n in &mut notes {
         let source = match (&n.kind, &n.caption) {
             (NoteKind::Text, _) | (_, None) => n.text.as_str(),
@@ -145,6 +175,64 @@ pub(crate) fn build_notes(
     }
     add_keywords(&mut notes);
     notes
+}
+
+/// At most this many leading rows of a table are its column heads, repeated in each part.
+const MAX_HEAD_ROWS: usize = 2;
+
+/// A table's rows (`inside`: a row a line) cut into parts that fit with the caption
+/// (`fits`: the chunk length), each part starting with the table's column heads, so that
+/// every part reads as a table and every row is embedded whole. A table that fits is one
+/// part.
+pub(crate) fn table_parts(caption: &str, inside: &str, fits: &dyn Fn(&str) -> bool) -> Vec<String> {
+    let with_caption = |body: &str| format!("{caption}\n{body}");
+    if inside.is_empty() || fits(&with_caption(inside)) {
+        return vec![inside.to_string()];
+    }
+    let rows: Vec<&str> = inside.lines().collect();
+    let heads = rows
+        .iter()
+        .take(MAX_HEAD_ROWS)
+        .take_while(|r| is_head_row(r))
+        .count()
+        .min(rows.len().saturating_sub(1));
+    let head = rows[..heads].join("\n");
+    let mut parts: Vec<String> = Vec::new();
+    let mut cur = head.clone();
+    let mut has_rows = false;
+    for r in &rows[heads..] {
+        let next = if cur.is_empty() {
+            r.to_string()
+        } else {
+            format!("{cur}\n{r}")
+        };
+        if has_rows && !fits(&with_caption(&next)) {
+            parts.push(std::mem::replace(
+                &mut cur,
+                if head.is_empty() {
+                    r.to_string()
+                } else {
+                    format!("{head}\n{r}")
+                },
+            ));
+        } else {
+            cur = next;
+        }
+        has_rows = true;
+    }
+    parts.push(cur);
+    parts
+}
+
+/// A row of column heads: no cell holds a number other than a year (`2015 | 2014`,
+/// `Location | Footage | Use`).
+fn is_head_row(row: &str) -> bool {
+    row.split(" | ").all(|cell| {
+        cell.split_whitespace().all(|w| {
+            let digits = w.chars().filter(char::is_ascii_digit).count();
+            digits == 0 || (digits == 4 && w.trim_matches(|c: char| !c.is_ascii_digit()).len() == 4)
+        })
+    })
 }
 
 fn merge_box(boxes: &mut Vec<BBox>, b: BBox) {
@@ -187,11 +275,14 @@ pub(crate) fn references(text: &str) -> Vec<String> {
     out
 }
 
+/// Links between notes. Figure and table notes start at `first_figure`; `note_figure` gives
+/// each one's figure in `figures` (the parts of a long table share one).
 fn add_links(
     notes: &mut [Note],
     chunks: &[chunk::Chunk],
     chunk_of_para: &[usize],
     figures: &[FigureDraft],
+    note_figure: &[usize],
     first_figure: usize,
 ) {
     let n_chunks = chunks.len();
@@ -199,17 +290,36 @@ fn add_links(
         link(notes, k - 1, k, LinkKind::Adjacent);
         link(notes, k, k - 1, LinkKind::Adjacent);
     }
+    // A reference to a label goes to the first note of its figure or table.
     let mut by_label: HashMap<&str, usize> = HashMap::new();
-    for (i, f) in figures.iter().enumerate() {
+    for (j, &i) in note_figure.iter().enumerate() {
+        let f = &figures[i];
+        let fi = first_figure + j;
         if !f.label.is_empty() {
-            by_label.entry(f.label.as_str()).or_insert(first_figure + i);
+            by_label.entry(f.label.as_str()).or_insert(fi);
         }
-        let fi = first_figure + i;
         if let Some(&c) = chunk_of_para.get(f.para)
             && c < n_chunks
         {
             link(notes, fi, c, LinkKind::Caption);
             link(notes, c, fi, LinkKind::Caption);
+        }
+    }
+    // The parts of one table follow each other.
+    for j in 1..note_figure.len() {
+        if note_figure[j] == note_figure[j - 1] {
+            link(
+                notes,
+                first_figure + j - 1,
+                first_figure + j,
+                LinkKind::Adjacent,
+            );
+            link(
+                notes,
+                first_figure + j,
+                first_figure + j - 1,
+                LinkKind::Adjacent,
+            );
         }
     }
     for k in 0..n_chunks {
@@ -519,5 +629,34 @@ mod tests {
                 .iter()
                 .all(|n| !n.summary.is_empty() && !n.keywords.is_empty())
         );
+    }
+
+    #[test]
+    fn long_tables_are_cut_into_parts_that_repeat_the_column_heads() {
+        let counter = WordCounter;
+        let fits = |t: &str| counter.count_tokens(t) <= 20;
+        let mut rows = vec!["Item | 2015 | 2014".to_string()];
+        for i in 0..12 {
+            rows.push(format!("Row {i} | {} | {}", 100 + i, 200 + i));
+        }
+        let inside = rows.join("\n");
+        let parts = table_parts("Table 2: Costs", &inside, &fits);
+        assert!(parts.len() > 1, "{parts:?}");
+        let mut seen = Vec::new();
+        for p in &parts {
+            let lines: Vec<&str> = p.lines().collect();
+            assert_eq!(lines[0], "Item | 2015 | 2014", "{p}");
+            assert!(lines.len() >= 2);
+            assert!(fits(&format!("Table 2: Costs\n{p}")), "{p}");
+            seen.extend(lines[1..].iter().map(|l| l.to_string()));
+        }
+        // Every row once, in order.
+        assert_eq!(seen, rows[1..]);
+        // A table that fits is one part; a row longer than the budget is a part alone.
+        assert_eq!(table_parts("T", "a | 1\nb | 2", &fits), ["a | 1\nb | 2"]);
+        let long = format!("Item | 2015\n{} | 7\nshort | 1", vec!["w"; 30].join(" "));
+        let parts = table_parts("T", &long, &fits);
+        assert_eq!(parts.len(), 2, "{parts:?}");
+        assert!(parts[1].ends_with("short | 1"));
     }
 }

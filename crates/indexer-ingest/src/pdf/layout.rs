@@ -57,6 +57,8 @@ struct LineBuilder {
     base: Option<BBox>,
     last: Option<BBox>,
     last_size: f32,
+    /// (left, right) of each word so far.
+    words: Vec<(f32, f32)>,
     sizes: Vec<(f32, u32)>,
     pending_space: bool,
     /// The quarter turns of the line's glyphs: boxes above are in the turned frame, where
@@ -72,6 +74,12 @@ impl LineBuilder {
             if (self.pending_space || gap > space_gap) && !self.text.ends_with(' ') {
                 self.text.push(' ');
             }
+        }
+        match self.words.last_mut() {
+            Some(w) if !self.text.ends_with(' ') && !self.text.is_empty() => {
+                w.1 = w.1.max(bbox.right)
+            }
+            _ => self.words.push((bbox.left, bbox.right)),
         }
         self.pending_space = false;
         push_char(&mut self.text, c);
@@ -115,6 +123,12 @@ impl LineBuilder {
                 .iter()
                 .max_by(|a, b| a.1.cmp(&b.1).then(b.0.total_cmp(&a.0)))
                 .map_or(0.0, |s| s.0);
+            // Word extents only for lines that read left to right as the page is shown.
+            let words = if self.turns == 0 {
+                std::mem::take(&mut self.words)
+            } else {
+                Vec::new()
+            };
             out.push(TextLine {
                 text,
                 bbox,
@@ -122,6 +136,7 @@ impl LineBuilder {
                 hyphen,
                 block_start: false,
                 role: LineRole::Body,
+                words,
             });
         }
         *self = LineBuilder::default();
@@ -200,8 +215,49 @@ pub(crate) fn build_lines(events: impl IntoIterator<Item = CharEvent>) -> Vec<Te
     out
 }
 
+/// Where a two-column page's columns meet: lines left of `center` (within `tol`) are in the
+/// left column, lines right of it in the right one, lines across it span both.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ColumnSplit {
+    center: f32,
+    tol: f32,
+}
+
+impl ColumnSplit {
+    pub(crate) fn col(&self, l: &TextLine) -> Col {
+        if l.bbox.right <= self.center + self.tol {
+            Col::Left
+        } else if l.bbox.left >= self.center - self.tol {
+            Col::Right
+        } else {
+            Col::Full
+        }
+    }
+}
+
+/// The split of a two-column page (a gutter in the middle of the text area crossed by few
+/// lines), or `None` for one column.
+pub(crate) fn two_columns(lines: &[TextLine]) -> Option<ColumnSplit> {
+    let xmin = lines.iter().map(|l| l.bbox.left).fold(f32::MAX, f32::min);
+    let xmax = lines.iter().map(|l| l.bbox.right).fold(f32::MIN, f32::max);
+    let split = ColumnSplit {
+        center: (xmin + xmax) / 2.0,
+        tol: 0.01 * (xmax - xmin),
+    };
+    let is_texty = |l: &&TextLine| l.text.chars().count() >= 12;
+    let count = |c: Col| {
+        lines
+            .iter()
+            .filter(is_texty)
+            .filter(|l| split.col(l) == c)
+            .count()
+    };
+    let (nl, nr, nf) = (count(Col::Left), count(Col::Right), count(Col::Full));
+    (nl >= 5 && nr >= 5 && nf * 2 <= nl + nr).then_some(split)
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Col {
+pub(crate) enum Col {
     Left,
     Right,
     Full,
@@ -214,41 +270,9 @@ pub(crate) fn reading_order(lines: Vec<TextLine>) -> Vec<TextLine> {
     if lines.is_empty() {
         return lines;
     }
-    let xmin = lines.iter().map(|l| l.bbox.left).fold(f32::MAX, f32::min);
-    let xmax = lines.iter().map(|l| l.bbox.right).fold(f32::MIN, f32::max);
-    let cx = (xmin + xmax) / 2.0;
-    let tol = 0.01 * (xmax - xmin);
-    let col = |l: &TextLine| {
-        if l.bbox.right <= cx + tol {
-            Col::Left
-        } else if l.bbox.left >= cx - tol {
-            Col::Right
-        } else {
-            Col::Full
-        }
-    };
-    let is_texty = |l: &TextLine| l.text.chars().count() >= 12;
-    let nl = lines
-        .iter()
-        .filter(|l| col(l) == Col::Left && is_texty(l))
-        .count();
-    let nr = lines
-        .iter()
-        .filter(|l| col(l) == Col::Right && is_texty(l))
-        .count();
-    let nf = lines
-        .iter()
-        .filter(|l| col(l) == Col::Full && is_texty(l))
-        .count();
-    let two_columns = nl >= 5 && nr >= 5 && nf * 2 <= nl + nr;
-
-    let mut tagged: Vec<(Col, TextLine)> = lines
-        .into_iter()
-        .map(|l| {
-            let c = if two_columns { col(&l) } else { Col::Full };
-            (c, l)
-        })
-        .collect();
+    let split = two_columns(&lines);
+    let col = |l: &TextLine| split.map_or(Col::Full, |s| s.col(l));
+    let mut tagged: Vec<(Col, TextLine)> = lines.into_iter().map(|l| (col(&l), l)).collect();
     // Top to bottom by centre; then rows of lines at one height read left to right.
     tagged.sort_by(|a, b| center(&b.1).total_cmp(&center(&a.1)));
     let mut ordered: Vec<(Col, TextLine)> = Vec::with_capacity(tagged.len());

@@ -4,6 +4,7 @@ pub(crate) mod crops;
 pub(crate) mod figures;
 pub(crate) mod layout;
 pub(crate) mod ocr;
+pub(crate) mod tables;
 pub(crate) mod worker;
 
 pub(crate) use crops::CropSpec;
@@ -79,12 +80,29 @@ fn load_error(path: &Path, e: PdfiumError) -> Error {
     }
 }
 
+/// What reading a PDF does besides its text, graphics and captions (the options of
+/// [`IngestOptions`](crate::IngestOptions) that the worker needs).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Reading {
+    pub ocr_pictures: bool,
+    pub aligned_tables: bool,
+}
+
+impl From<&crate::IngestOptions> for Reading {
+    fn from(o: &crate::IngestOptions) -> Reading {
+        Reading {
+            ocr_pictures: o.ocr_pictures,
+            aligned_tables: o.aligned_tables,
+        }
+    }
+}
+
 /// Reads a PDF into page elements. `progress(page, pages)` is called after each page.
 pub(crate) fn extract_pdf(
     path: &Path,
     doc_id: &str,
     crops: Option<&CropSpec>,
-    ocr_pictures: bool,
+    reading: Reading,
     progress: &mut dyn FnMut(u32, u32),
 ) -> Result<PdfElements> {
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
@@ -142,7 +160,10 @@ pub(crate) fn extract_pdf(
                     lines: Vec::new(),
                     regions: Vec::new(),
                 });
-                graphics_per_page.push(Vec::new());
+                graphics_per_page.push(figures::PageGraphics {
+                    graphics: Vec::new(),
+                    turns: 0,
+                });
                 progress(number, n);
                 continue;
             }
@@ -187,7 +208,7 @@ pub(crate) fn extract_pdf(
                 }
                 None => pages_without_text.push(number),
             }
-        } else if ocr_pictures
+        } else if reading.ocr_pictures
             && !raw.is_empty()
             && let Some(program) = crate::pdf::ocr::program()
         {
@@ -211,7 +232,7 @@ pub(crate) fn extract_pdf(
         for l in &mut lines {
             l.bbox = rotate(l.bbox, (4 - turns) % 4);
         }
-        graphics_per_page.push(graphics);
+        graphics_per_page.push(figures::PageGraphics { graphics, turns });
         pages.push(PageElements {
             page: number,
             width,
@@ -222,7 +243,7 @@ pub(crate) fn extract_pdf(
         progress(number, n);
     }
     layout::mark_furniture(&mut pages);
-    crate::pdf::figures::detect_regions(&mut pages, graphics_per_page);
+    figures::detect_regions(&mut pages, graphics_per_page, reading.aligned_tables);
     if let Some(spec) = crops {
         crops::write_crops(&doc, &mut pages, doc_id, spec, &mut warnings)?;
     }
@@ -418,6 +439,7 @@ mod tests {
             hyphen: false,
             block_start: false,
             role: LineRole::Body,
+            words: Vec::new(),
         };
         let page_area = 600.0 * 800.0;
         let graphics = vec![

@@ -266,6 +266,7 @@ pub(crate) fn lines_from_tsv(
                 cur.text.push(' ');
                 cur.text.push_str(word);
                 cur.bbox = cur.bbox.union(&b);
+                cur.words.push((b.left, b.right));
             }
             _ => {
                 finish(current.take(), &mut out);
@@ -278,6 +279,7 @@ pub(crate) fn lines_from_tsv(
                         hyphen: false,
                         block_start: false,
                         role: LineRole::Body,
+                        words: vec![(b.left, b.right)],
                     },
                 ));
             }

@@ -30,6 +30,8 @@ struct Job {
     dpi: f32,
     #[serde(default)]
     ocr_pictures: bool,
+    #[serde(default)]
+    aligned_tables: bool,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -74,7 +76,10 @@ pub fn run_worker() -> std::io::Result<()> {
             &job.path,
             &job.doc,
             spec.as_ref(),
-            job.ocr_pictures,
+            pdf::Reading {
+                ocr_pictures: job.ocr_pictures,
+                aligned_tables: job.aligned_tables,
+            },
             &mut |page, pages| {
                 if slow {
                     std::thread::sleep(std::time::Duration::from_millis(500));
@@ -314,6 +319,7 @@ impl WorkerPool {
             crop_dir: crops.as_ref().map(|c| c.dir.clone()),
             dpi: opts.dpi,
             ocr_pictures: opts.ocr_pictures,
+            aligned_tables: opts.aligned_tables,
         };
         let mut line = serde_json::to_string(&job).map_err(|e| Error::Worker {
             detail: e.to_string(),

@@ -78,11 +78,13 @@ fn captions_pair_with_graphics() {
     let tmp = tempfile::tempdir().unwrap();
     for &(file, truth) in TRUE_CAPTIONS {
         let doc = parse(&corpus(file), &no_crops(), tmp.path()).unwrap();
-        let figures: Vec<_> = doc
-            .notes
-            .iter()
-            .filter(|n| n.kind != NoteKind::Text)
-            .collect();
+        // The parts of a long table are notes with the table's boxes: one table.
+        let mut figures: Vec<&indexer_notes::Note> = Vec::new();
+        for n in doc.notes.iter().filter(|n| n.kind != NoteKind::Text) {
+            if !figures.iter().any(|f| f.page == n.page && f.bbox == n.bbox) {
+                figures.push(n);
+            }
+        }
         // Each paired caption is distinct (page + caption), so none is counted twice.
         let distinct: HashSet<_> = figures
             .iter()
@@ -177,9 +179,27 @@ fn beamer_slides_have_no_full_page_figures() {
     let figures = doc
         .notes
         .iter()
-        .filter(|n| n.kind != NoteKind::Text)
+        .filter(|n| n.kind == NoteKind::Figure)
         .count();
     assert_eq!(figures, 0, "slides have no captions, so no figures");
+    assert!(doc.notes.iter().all(|n| n.kind == NoteKind::Text));
+    // With aligned tables, tables need no caption: slide 17's table of colours is found from
+    // its columns, a row a line.
+    let opts = indexer_ingest::IngestOptions {
+        aligned_tables: true,
+        ..no_crops()
+    };
+    let doc = parse(&corpus("slides-metapostpropaganda.pdf"), &opts, tmp.path()).unwrap();
+    let colours = doc
+        .notes
+        .iter()
+        .find(|n| n.kind == NoteKind::Table && n.page == Some(17))
+        .expect("the table of colours");
+    assert!(
+        colours.text.contains("black | (0,0,0)\nred | (1,0,0)"),
+        "{}",
+        colours.text
+    );
     assert!(all_text(&doc).split_whitespace().count() > 500);
 }
 

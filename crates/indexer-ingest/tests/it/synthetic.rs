@@ -221,7 +221,7 @@ fn synthetic_report_gives_exact_notes() {
     assert_eq!(table.id, "report.pdf#b0");
     assert_eq!(table.page, Some(3));
     assert!(
-        table.text.contains("Herd A 12") && table.text.contains("Herd C 7"),
+        table.text.contains("Herd A 12\nHerd B 30\nHerd C 7"),
         "{}",
         table.text
     );
