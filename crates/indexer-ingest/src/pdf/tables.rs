@@ -12,7 +12,12 @@
 //! 3. runs of tabular rows, close together, with at most [`MAX_LABEL_ROWS`] short one-cell
 //!    rows between them (`Current assets:`), not crossed by running text, are candidates;
 //! 4. a candidate is a table when it has [`MIN_ROWS`] tabular rows and most of its later cells
-//!    line up with a cell of another row (left, right or centre within half an em): columns.
+//!    line up with a cell of another row (left, right or centre within half an em): columns;
+//!    unless it is a table of contents or an index (rows ending in page numbers) or code.
+//!
+//! On a two-column page of running text each column is searched alone. Charts whose labels
+//! line up like cells are told apart from tables by their graphics, in
+//! [`detect_regions`](super::figures::detect_regions).
 
 use crate::elements::{LineRole, TextLine};
 use crate::pdf::figures::find_captions;
@@ -23,7 +28,7 @@ use std::collections::HashSet;
 /// Words further apart than this many ems are in different cells.
 const CELL_GAP_EM: f32 = 1.0;
 /// A table has at least this many tabular rows.
-pub(crate) const MIN_ROWS: usize = 3;
+const MIN_ROWS: usize = 3;
 /// At most this many one-cell rows (group labels, wrapped labels) in a row inside a table.
 const MAX_LABEL_ROWS: usize = 3;
 /// Rows further apart than this many line heights are not one table.
