@@ -3,6 +3,10 @@
 use indexer_notes::{BBox, NoteKind, Warning};
 use serde::{Deserialize, Serialize};
 
+/// Between the cells of a table row, wherever a table's text is written (PDF tables, Markdown
+/// and HTML tables), so that a table reads the same whatever it came from.
+pub(crate) const CELL_SEPARATOR: &str = " | ";
+
 /// What a text line is to the notes built from it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]

@@ -1,6 +1,7 @@
 //! Notes from parsed paragraphs and figures: chunks, figure/table notes with context, links,
 //! summaries and keywords.
 
+use crate::elements::CELL_SEPARATOR;
 use crate::labels::label_number;
 use crate::notes::chunk::sentences;
 use crate::notes::chunk::{self, ChunkInput};
@@ -227,7 +228,7 @@ pub(crate) fn table_parts(caption: &str, inside: &str, fits: &dyn Fn(&str) -> bo
 /// A row of column heads: no cell holds a number other than a year (`2015 | 2014`,
 /// `Location | Footage | Use`).
 fn is_head_row(row: &str) -> bool {
-    row.split(" | ").all(|cell| {
+    row.split(CELL_SEPARATOR).all(|cell| {
         cell.split_whitespace().all(|w| {
             let digits = w.chars().filter(char::is_ascii_digit).count();
             digits == 0 || (digits == 4 && w.trim_matches(|c: char| !c.is_ascii_digit()).len() == 4)

@@ -2,6 +2,7 @@
 
 use std::borrow::Cow;
 
+use crate::elements::CELL_SEPARATOR;
 use crate::notes::{FigureDraft, Para};
 use indexer_notes::NoteKind;
 
@@ -177,7 +178,7 @@ pub(crate) fn markdown(src: &str) -> Markup {
                 | TagEnd::TableRow
                 | TagEnd::TableHead,
             ) => sink.flush(),
-            Event::End(TagEnd::TableCell) => sink.text(" | "),
+            Event::End(TagEnd::TableCell) => sink.text(CELL_SEPARATOR),
             _ => {}
         }
     }
@@ -385,7 +386,7 @@ fn walk(h: tl::NodeHandle, parser: &tl::Parser, sink: &mut Sink, title: &mut Opt
                 walk(*c, parser, sink, title);
             }
             if name == "td" || name == "th" {
-                sink.text(" | ");
+                sink.text(CELL_SEPARATOR);
             } else if block {
                 sink.flush();
             }

@@ -802,6 +802,14 @@ mod tests {
         assert_eq!(b[1], BBox::new(100.0, 400.0, 200.0, 450.0));
     }
 
+    /// One upright page without graphics.
+    fn no_graphics() -> Vec<PageGraphics> {
+        vec![PageGraphics {
+            graphics: Vec::new(),
+            turns: 0,
+        }]
+    }
+
     fn page_of(lines: Vec<TextLine>) -> PageElements {
         PageElements {
             page: 1,
@@ -840,26 +848,13 @@ mod tests {
             "CONSOLIDATED STATEMENTS OF INCOME",
             600.0,
         ))];
-        let no_graphics = || {
-            vec![PageGraphics {
-                graphics: Vec::new(),
-                turns: 0,
-            }]
-        };
         detect_regions(&mut pages, no_graphics(), false);
         assert!(pages[0].regions.is_empty());
         let mut pages = vec![page_of(statement_lines(
             "CONSOLIDATED STATEMENTS OF INCOME",
             600.0,
         ))];
-        detect_regions(
-            &mut pages,
-            vec![PageGraphics {
-                graphics: Vec::new(),
-                turns: 0,
-            }],
-            true,
-        );
+        detect_regions(&mut pages, no_graphics(), true);
         let r = &pages[0].regions;
         assert_eq!(r.len(), 1, "{r:?}");
         assert_eq!(r[0].kind, NoteKind::Table);
@@ -885,14 +880,7 @@ mod tests {
             "Table 3: Results of the year.",
             600.0,
         ))];
-        detect_regions(
-            &mut pages,
-            vec![PageGraphics {
-                graphics: Vec::new(),
-                turns: 0,
-            }],
-            true,
-        );
+        detect_regions(&mut pages, no_graphics(), true);
         let r = &pages[0].regions;
         assert_eq!(r.len(), 1, "{r:?}");
         assert_eq!(

@@ -456,27 +456,34 @@ impl PageElements {
     }
 }
 
+/// The characters of `s` set from `x` on the baseline `y`, each `size / 2` wide: what pdfium
+/// reports for a line of text (spaces as [`CharEvent::Space`]).
+#[cfg(test)]
+pub(crate) fn test_glyphs(s: &str, x: f32, y: f32, size: f32) -> Vec<CharEvent> {
+    let w = size * 0.5;
+    let mut out = Vec::new();
+    for (i, c) in s.chars().enumerate() {
+        if c == ' ' {
+            out.push(CharEvent::Space);
+            continue;
+        }
+        let l = x + i as f32 * w;
+        out.push(CharEvent::Glyph {
+            c,
+            bbox: BBox::new(l, y - 0.2 * size, l + w, y + 0.8 * size),
+            size,
+            turns: 0,
+        });
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn glyphs(s: &str, x: f32, y: f32, size: f32) -> Vec<CharEvent> {
-        let w = size * 0.5;
-        let mut out = Vec::new();
-        for (i, c) in s.chars().enumerate() {
-            if c == ' ' {
-                out.push(CharEvent::Space);
-                continue;
-            }
-            let l = x + i as f32 * w;
-            out.push(CharEvent::Glyph {
-                c,
-                bbox: BBox::new(l, y - 0.2 * size, l + w, y + 0.8 * size),
-                size,
-                turns: 0,
-            });
-        }
-        out
+        test_glyphs(s, x, y, size)
     }
 
     #[test]

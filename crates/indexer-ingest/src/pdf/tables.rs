@@ -19,7 +19,7 @@
 //! line up like cells are told apart from tables by their graphics, in
 //! [`detect_regions`](super::figures::detect_regions).
 
-use crate::elements::{LineRole, TextLine};
+use crate::elements::{CELL_SEPARATOR, LineRole, TextLine};
 use crate::pdf::figures::find_captions;
 use crate::pdf::layout::{Col, ColumnSplit, two_columns};
 use indexer_notes::BBox;
@@ -69,7 +69,7 @@ pub(crate) struct TextTable {
 /// Rows as text: a row a line, cells separated by ` | `.
 pub(crate) fn rows_text(rows: &[Vec<String>]) -> String {
     rows.iter()
-        .map(|r| r.join(" | "))
+        .map(|r| r.join(CELL_SEPARATOR))
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -466,24 +466,11 @@ fn accept(rows: &[Row], run: &[usize]) -> Option<TextTable> {
 /// points wide and 10 high, so a piece's words and gaps are where a reader sees them.
 #[cfg(test)]
 pub(crate) fn test_row(y: f32, pieces: &[(f32, &str)]) -> Vec<TextLine> {
-    use crate::pdf::layout::{CharEvent, build_lines};
-    const CHAR: f32 = 5.0;
+    use crate::pdf::layout::{CharEvent, build_lines, test_glyphs};
     let mut ev = Vec::new();
     for &(x, s) in pieces {
         ev.push(CharEvent::Space);
-        for (i, c) in s.chars().enumerate() {
-            if c == ' ' {
-                ev.push(CharEvent::Space);
-                continue;
-            }
-            let l = x + i as f32 * CHAR;
-            ev.push(CharEvent::Glyph {
-                c,
-                bbox: BBox::new(l, y - 2.0, l + CHAR, y + 8.0),
-                size: 10.0,
-                turns: 0,
-            });
-        }
+        ev.extend(test_glyphs(s, x, y, 10.0));
     }
     build_lines(ev)
 }
