@@ -169,6 +169,11 @@ pub struct Note {
     /// The heading path of the section the note is in, outermost first.
     #[serde(default)]
     pub section: Vec<String>,
+    /// The fragment id of that section in an HTML or Markdown document (`guide.html#install`
+    /// opens at it): the heading's `id` (or its section's), a GitHub-style slug of a Markdown
+    /// heading. `None` for PDFs, text and headings without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anchor: Option<String>,
     /// The image of a figure or table: for PDFs the crop PNG, relative to the crop folder the
     /// caller gave the parser; for Markdown/HTML the referenced image as written in the source.
     #[serde(default)]
@@ -197,6 +202,7 @@ impl Note {
             summary: String::new(),
             keywords: Vec::new(),
             section: Vec::new(),
+            anchor: None,
             image: None,
             links: Vec::new(),
         }

@@ -160,6 +160,7 @@ pub(crate) fn paragraphs(el: &PdfElements) -> (Vec<Para>, Vec<FigureDraft>) {
                 image: r.image.clone(),
                 para: para.unwrap_or(b.paras.len().saturating_sub(1)),
                 section: b.section(),
+                anchor: None,
             });
         }
     }

@@ -17,6 +17,8 @@ pub(crate) struct Para {
     /// Boxes of the paragraph's lines, merged per column, with their pages.
     pub boxes: Vec<(u32, BBox)>,
     pub section: Vec<String>,
+    /// The fragment id of the section (HTML and Markdown).
+    pub anchor: Option<String>,
     pub heading: bool,
 }
 
@@ -36,6 +38,8 @@ pub(crate) struct FigureDraft {
     /// before it).
     pub para: usize,
     pub section: Vec<String>,
+    /// The fragment id of the section (HTML and Markdown).
+    pub anchor: Option<String>,
 }
 
 /// How many words of context go into the embedded text of a figure note, on each side.
@@ -72,6 +76,7 @@ pub(crate) fn build_notes(
         );
         note.page = p.page;
         note.section = p.section.clone();
+        note.anchor = p.anchor.clone();
         if let Some(page) = p.page {
             for para in &paras[c.first_para..=c.last_para] {
                 for (pg, b) in &para.boxes {
@@ -154,6 +159,7 @@ pub(crate) fn build_notes(
             note.context = Some(context.clone()).filter(|c| !c.is_empty());
             note.image = f.image.clone();
             note.section = f.section.clone();
+            note.anchor = f.anchor.clone();
             notes.push(note);
             note_figure.push(i);
         }
@@ -577,6 +583,7 @@ mod tests {
                 page: Some(1 + i as u32 / 3),
                 boxes: vec![(1 + i as u32 / 3, BBox::new(50.0, 600.0 - 40.0 * i as f32, 300.0, 630.0 - 40.0 * i as f32))],
                 section: vec!["Intro".into()],
+                anchor: None,
                 heading: false,
             })
             .collect();
@@ -591,6 +598,7 @@ mod tests {
             image: Some("x-f0.png".into()),
             para: 4,
             section: vec!["Intro".into()],
+            anchor: None,
         }];
         let opts = IngestOptions {
             chunking: crate::Chunking::Tokens {

@@ -18,8 +18,10 @@ struct Sink {
     paras: Vec<Para>,
     figures: Vec<FigureDraft>,
     buf: String,
-    /// (level, heading text), outermost first.
-    sections: Vec<(u8, String)>,
+    /// (level, heading text, fragment id), outermost first.
+    sections: Vec<(u8, String, Option<String>)>,
+    /// Markdown heading slugs given so far, for `-1`, `-2` on repeats.
+    slugs: std::collections::HashMap<String, usize>,
     title: Option<String>,
     /// The alt text of the image being read.
     alt: String,
@@ -40,7 +42,27 @@ impl Sink {
     }
 
     fn section(&self) -> Vec<String> {
-        self.sections.iter().map(|(_, t)| t.clone()).collect()
+        self.sections.iter().map(|(_, t, _)| t.clone()).collect()
+    }
+
+    /// The fragment id of the innermost section that has one.
+    fn anchor(&self) -> Option<String> {
+        self.sections.iter().rev().find_map(|(_, _, a)| a.clone())
+    }
+
+    /// A GitHub-style slug of a Markdown heading, unique in the document.
+    fn slug(&mut self, heading: &str) -> String {
+        let base: String = heading
+            .trim()
+            .to_lowercase()
+            .chars()
+            .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+            .map(|c| if c == ' ' { '-' } else { c })
+            .collect();
+        let n = self.slugs.entry(base.clone()).or_insert(0);
+        let slug = if *n == 0 { base } else { format!("{base}-{n}") };
+        *n += 1;
+        slug
     }
 
     fn flush(&mut self) {
@@ -51,12 +73,14 @@ impl Sink {
             self.paras.push(Para {
                 text,
                 section,
+                anchor: self.anchor(),
                 ..Para::default()
             });
         }
     }
 
-    fn heading(&mut self, level: u8, text: String) {
+    /// A heading with its fragment id (`None`: it has none).
+    fn heading(&mut self, level: u8, text: String, anchor: Option<String>) {
         self.flush();
         let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
         if text.is_empty() {
@@ -65,14 +89,16 @@ impl Sink {
         if self.title.is_none() && level == 1 {
             self.title = Some(text.clone());
         }
-        while self.sections.last().is_some_and(|(l, _)| *l >= level) {
+        while self.sections.last().is_some_and(|(l, _, _)| *l >= level) {
             self.sections.pop();
         }
-        self.sections.push((level, text.clone()));
+        let anchor = anchor.filter(|a| !a.trim().is_empty());
+        self.sections.push((level, text.clone(), anchor));
         let section = self.section();
         self.paras.push(Para {
             text,
             section,
+            anchor: self.anchor(),
             heading: true,
             ..Para::default()
         });
@@ -97,6 +123,7 @@ impl Sink {
             image: Some(src.to_string()).filter(|s| !s.is_empty()),
             para: self.paras.len(),
             section: self.section(),
+            anchor: self.anchor(),
         });
     }
 
@@ -125,7 +152,8 @@ pub(crate) fn markdown(src: &str) -> Markup {
             }
             Event::End(TagEnd::Heading(_)) => {
                 if let Some((level, text)) = heading.take() {
-                    sink.heading(level, text);
+                    let slug = sink.slug(&collapse(&text));
+                    sink.heading(level, text, Some(slug));
                 }
             }
             Event::Start(Tag::Image {
@@ -301,7 +329,7 @@ pub(crate) fn html(src: &str) -> Markup {
         .and_then(|h| h.get(parser))
         .map(|n| collapse(&decode_entities(&n.inner_text(parser))));
     for h in dom.children() {
-        walk(*h, parser, &mut sink, &mut page_title);
+        walk(*h, parser, &mut sink, &mut page_title, None);
     }
     let mut m = sink.finish();
     if let Some(t) = page_title.filter(|t: &String| !t.is_empty()) {
@@ -318,7 +346,16 @@ fn attr(tag: &tl::HTMLTag, name: &str) -> String {
         .unwrap_or_default()
 }
 
-fn walk(h: tl::NodeHandle, parser: &tl::Parser, sink: &mut Sink, title: &mut Option<String>) {
+/// `section_id`: the `id` of the enclosing `section`, `div` or `article`, which is the
+/// fragment of a heading without an id of its own (Sphinx, R Markdown and pkgdown pages put
+/// it there).
+fn walk(
+    h: tl::NodeHandle,
+    parser: &tl::Parser,
+    sink: &mut Sink,
+    title: &mut Option<String>,
+    section_id: Option<&str>,
+) {
     let Some(node) = h.get(parser) else { return };
     match node {
         tl::Node::Raw(b) => sink.text(&decode_entities(&b.as_utf8_str())),
@@ -340,7 +377,10 @@ fn walk(h: tl::NodeHandle, parser: &tl::Parser, sink: &mut Sink, title: &mut Opt
                 .filter(|l| (1..=6).contains(l))
             {
                 let text = collapse(&decode_entities(&tag.inner_text(parser)));
-                sink.heading(level, text);
+                let own = Some(attr(tag, "id"))
+                    .filter(|a| !a.is_empty())
+                    .or_else(|| inner_anchor(tag, parser));
+                sink.heading(level, text, own.or(section_id.map(str::to_string)));
                 return;
             }
             if name == "img" {
@@ -382,8 +422,15 @@ fn walk(h: tl::NodeHandle, parser: &tl::Parser, sink: &mut Sink, title: &mut Opt
             if block {
                 sink.flush();
             }
+            let id = attr(tag, "id");
+            let inner_id =
+                if matches!(name.as_str(), "section" | "div" | "article") && !id.is_empty() {
+                    Some(id.as_str())
+                } else {
+                    None
+                };
             for c in tag.children().top().iter() {
-                walk(*c, parser, sink, title);
+                walk(*c, parser, sink, title, inner_id);
             }
             if name == "td" || name == "th" {
                 sink.text(CELL_SEPARATOR);
@@ -392,6 +439,21 @@ fn walk(h: tl::NodeHandle, parser: &tl::Parser, sink: &mut Sink, title: &mut Opt
             }
         }
     }
+}
+
+/// The `id` (or `name`) of an `<a>` inside a heading: older generators mark headings that way.
+fn inner_anchor(tag: &tl::HTMLTag, parser: &tl::Parser) -> Option<String> {
+    tag.children()
+        .top()
+        .iter()
+        .find_map(|c| match c.get(parser) {
+            Some(tl::Node::Tag(t)) if t.name().as_utf8_str().eq_ignore_ascii_case("a") => {
+                Some(attr(t, "id"))
+                    .filter(|a| !a.is_empty())
+                    .or_else(|| Some(attr(t, "name")).filter(|a| !a.is_empty()))
+            }
+            _ => None,
+        })
 }
 
 fn collect_figure(
@@ -503,6 +565,50 @@ mod tests {
         assert_eq!(m.figures[0].label, "figure 1");
         assert_eq!(m.figures[0].image.as_deref(), Some("img/setup.png"));
         assert_eq!(m.figures[0].section, ["Guide", "Install"]);
+    }
+
+    #[test]
+    fn markdown_headings_get_unique_slugs() {
+        let md = "# The Guide\n\ntext\n\n## Install & Run (v2)\n\nrun it\n\n![Figure 1: x](a.png)\n\n## Install & Run (v2)\n\nagain\n";
+        let m = markdown(md);
+        let anchors: Vec<_> = m.paras.iter().map(|p| p.anchor.as_deref()).collect();
+        assert_eq!(
+            anchors,
+            [
+                Some("the-guide"),
+                Some("the-guide"),
+                Some("install--run-v2"),
+                Some("install--run-v2"),
+                Some("install--run-v2-1"),
+                Some("install--run-v2-1"),
+            ]
+        );
+        assert_eq!(m.figures[0].anchor.as_deref(), Some("install--run-v2"));
+    }
+
+    #[test]
+    fn html_anchors_come_from_the_heading_or_its_section() {
+        let src = r#"<html><body>
+            <h1 id="top">Manual</h1><p>intro</p>
+            <div class="section level2" id="fitting"><h2>Fitting</h2><p>fit text</p>
+              <section id="ignored-wrapper"><h3><a name="old-style"></a>Details</h3><p>details text</p></section>
+            </div>
+            <h2>No id</h2><p>plain</p>
+            </body></html>"#;
+        let m = html(src);
+        let by_text = |t: &str| {
+            m.paras
+                .iter()
+                .find(|p| p.text == t)
+                .unwrap_or_else(|| panic!("{t}"))
+                .anchor
+                .clone()
+        };
+        assert_eq!(by_text("intro").as_deref(), Some("top"));
+        assert_eq!(by_text("fit text").as_deref(), Some("fitting"));
+        assert_eq!(by_text("details text").as_deref(), Some("old-style"));
+        // A heading without an id links to the nearest enclosing section that has one.
+        assert_eq!(by_text("plain").as_deref(), Some("top"));
     }
 
     #[test]
