@@ -141,6 +141,11 @@ struct QueryArgs {
     /// with its best notes (the selector is not used)
     #[arg(long, value_enum, default_value = "note")]
     unit: Unit,
+    /// How query words match: exact (as typed), prefix (the last word also as a prefix),
+    /// typos (words the index does not hold, at edit distance 1, or 2 from 9 letters) or
+    /// typing (prefix and typos)
+    #[arg(long, value_name = "HOW", default_value_t = indexer_engine::DEFAULT_MATCHING)]
+    matching: indexer_engine::Matching,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -194,6 +199,10 @@ struct EvalArgs {
     /// 0.5), convex:W, rrf (k = 60) or rrf:K
     #[arg(long, value_name = "FUSION", default_value_t = indexer_engine::Fusion::default())]
     fusion: indexer_engine::Fusion,
+    /// How query words match in the hybrid pool: exact, prefix, typos or typing (as for
+    /// `query`)
+    #[arg(long, value_name = "HOW", default_value_t = indexer_engine::DEFAULT_MATCHING)]
+    matching: indexer_engine::Matching,
     /// Output folder: report.md, results.jsonl (a rerun resumes), plots
     #[arg(long, value_name = "DIR", default_value = "eval-out")]
     out: PathBuf,
@@ -540,6 +549,8 @@ fn query(args: QueryArgs, cfg: &config::Config, index_dir: PathBuf) -> Result<Ex
             pages,
         },
         fusion: Default::default(),
+        matching: args.matching,
+        snippet_chars: indexer_engine::DEFAULT_SNIPPET_CHARS,
     };
     let stdout = std::io::stdout();
     let color = stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none();
@@ -598,7 +609,14 @@ fn eval(args: EvalArgs, cfg: &config::Config, index: Option<PathBuf>) -> Result<
     if let Some(beir) = args.beir {
         let index_dir = index.unwrap_or_else(|| args.out.join("beir-index"));
         let report = with_bar("beir", |progress| {
-            indexer_eval::run_beir(&beir, &index_dir, encoder, &args.out, progress)
+            indexer_eval::run_beir(
+                &beir,
+                &index_dir,
+                encoder,
+                args.matching,
+                &args.out,
+                progress,
+            )
         })?;
         let mut out = std::io::stdout().lock();
         out.write_all(indexer_eval::beir_markdown(&report).as_bytes())?;
@@ -649,6 +667,7 @@ fn eval(args: EvalArgs, cfg: &config::Config, index: Option<PathBuf>) -> Result<
         pools: args.pools,
         candidates: args.candidates,
         fusion: args.fusion,
+        matching: args.matching,
         out: args.out.clone(),
         limit: args.limit,
     };

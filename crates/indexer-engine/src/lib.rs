@@ -22,7 +22,9 @@ mod texts;
 mod view;
 
 pub use indexer_embed::{Encoder, OnnxEncoder};
-pub use indexer_index::{DocumentInfo, FailureInfo, Filter, Fusion, RRF_K, Stats};
+pub use indexer_index::{
+    DocumentInfo, Expansions, FailureInfo, Filter, Fusion, Matching, RRF_K, Stats,
+};
 pub use indexer_ingest::{Chunking, run_worker};
 pub use indexer_notes::{Hint, Link, LinkKind, Note, NoteKind, ParsedDocument};
 pub use indexer_rerank::{
@@ -33,12 +35,13 @@ pub use ingest::{
     Failure, FileWarning, IngestConfig, IngestEvent, IngestSummary, chunk_tokens, default_chunking,
     ingest,
 };
-pub use pages::{NOTES_PER_PAGE, PageResponse, PageResult};
+pub use pages::{GroupBy, NOTES_PER_PAGE, PageResponse, PageResult};
 pub use search::{
-    DEFAULT_BUDGET, DEFAULT_CANDIDATES, DEFAULT_SELECTOR, Engine, Hit, Pool, PoolEntry,
-    SearchRequest, SearchResponse, Timings, load_encoder, load_encoder_for, parse_pages,
+    DEFAULT_BUDGET, DEFAULT_CANDIDATES, DEFAULT_MATCHING, DEFAULT_SELECTOR, DEFAULT_SNIPPET_CHARS,
+    Engine, Hit, Pool, PoolEntry, SearchRequest, SearchResponse, Timings, load_encoder,
+    load_encoder_for, parse_pages,
 };
-pub use snippet::{Snippet, snippet_source};
+pub use snippet::{QueryTerm, Snippet, query_terms, snippet_source};
 pub use texts::{Rankings, TextDocument, index_texts};
 pub use view::{IndexView, safe_child};
 

@@ -1,24 +1,54 @@
-//! Page search: the same candidates as a note search, returned as ranked pages with their
-//! best notes (`indexer query --unit page`), the unit MMDocIR's page retrieval ranks.
+//! Grouped search: the same candidates as a note search, returned as ranked pages (the unit
+//! MMDocIR's page retrieval ranks; `indexer query --unit page`) or documents (a docs site's
+//! result list, `group=document` on the server), each with its best notes.
 
 use crate::Result;
 use crate::search::{Engine, Hit, PoolEntry, SearchRequest, Timings, make_hit, ms};
 use serde::Serialize;
 
-/// Notes shown under each page.
+/// Notes shown under each page or document.
 pub const NOTES_PER_PAGE: usize = 3;
 
-/// One page of a page search.
+/// What the notes of a grouped search are grouped by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GroupBy {
+    /// A page of a paged document; an unpaged document (Markdown, HTML, text) is one unit.
+    Page,
+    Document,
+}
+
+impl GroupBy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GroupBy::Page => "page",
+            GroupBy::Document => "document",
+        }
+    }
+}
+
+impl std::str::FromStr for GroupBy {
+    type Err = String;
+    fn from_str(s: &str) -> Result<GroupBy, String> {
+        match s.trim() {
+            "page" => Ok(GroupBy::Page),
+            "document" => Ok(GroupBy::Document),
+            _ => Err(format!("group must be page or document, not {s:?}")),
+        }
+    }
+}
+
+/// One page (or document) of a grouped search.
 #[derive(Debug, Clone, Serialize)]
 pub struct PageResult {
     /// 1-based rank.
     pub rank: usize,
     pub doc: String,
-    /// 1-based page; `None` for an unpaged document (Markdown, HTML, text), which is one unit.
+    /// 1-based page; `None` for an unpaged document (Markdown, HTML, text), which is one unit,
+    /// and for every group of a search grouped by document.
     pub page: Option<u32>,
     /// The best fused score of the page's notes.
     pub score: f64,
-    /// The page's best notes, best first (at most [`NOTES_PER_PAGE`]); `rank` is the note's
+    /// The group's best notes, best first (at most [`NOTES_PER_PAGE`]); `rank` is the note's
     /// rank among all the candidates, `score` its fused score.
     pub notes: Vec<Hit>,
 }
@@ -45,14 +75,24 @@ impl Engine {
     /// grouped by page, pages ranked by their best note (MMDocIR's page ranking from notes).
     /// The selector of the request is not used: pages are not a budget of notes.
     pub fn search_pages(&self, req: &SearchRequest) -> Result<PageResponse> {
-        let p = self.prepare(req)?;
+        self.search_grouped(req, GroupBy::Page)
+    }
+
+    /// The `req.budget` best pages or documents for a question, each ranked by its best
+    /// candidate note and holding its best notes. The selector of the request is not used.
+    pub fn search_grouped(&self, req: &SearchRequest, by: GroupBy) -> Result<PageResponse> {
+        let mut p = self.prepare(req)?;
         let candidates = p.pool.len();
         // Pool entries are in fused order, so a page's first entry is its best note.
         let mut pages: Vec<(PageResult, Vec<Member>)> = Vec::new();
         let fused = p.pool.fused.clone();
-        for (i, e) in p.pool.entries.into_iter().enumerate() {
+        for (i, e) in std::mem::take(&mut p.pool.entries).into_iter().enumerate() {
             let score = fused.get(i).copied().unwrap_or(0.0);
-            let key = (e.note.doc.as_str(), e.note.page);
+            let page = match by {
+                GroupBy::Page => e.note.page,
+                GroupBy::Document => None,
+            };
+            let key = (e.note.doc.as_str(), page);
             match pages
                 .iter_mut()
                 .find(|(r, _)| (r.doc.as_str(), r.page) == key)
@@ -70,7 +110,7 @@ impl Engine {
                         PageResult {
                             rank: pages.len() + 1,
                             doc: e.note.doc.clone(),
-                            page: e.note.page,
+                            page,
                             score,
                             notes: Vec::new(),
                         },
@@ -84,7 +124,7 @@ impl Engine {
             .map(|(mut r, notes)| {
                 r.notes = notes
                     .into_iter()
-                    .map(|(rank, score, e)| make_hit(&p.view, &p.terms, e, rank, score))
+                    .map(|(rank, score, e)| make_hit(&p, e, rank, score))
                     .collect();
                 r
             })

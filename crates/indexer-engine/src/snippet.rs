@@ -2,6 +2,7 @@
 //! byte ranges of the query terms in it, so each front end marks them its own way (bold on a
 //! terminal, `<mark>` on the web page, `**` in Markdown).
 
+use indexer_index::{Matching, TYPO_MIN_CHARS, TYPO2_MIN_CHARS, edit_distance};
 use serde::Serialize;
 
 /// Words too common to be worth marking.
@@ -51,21 +52,83 @@ fn norm(word: &str) -> String {
     }
 }
 
-/// The distinct, normalised content words of a query, in order.
-pub fn query_terms(query: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for w in words(query) {
+/// A content word of a query as snippets mark it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueryTerm {
+    /// The word normalised (lower case, plural `s` dropped).
+    pub norm: String,
+    /// The last word of a query searched as a prefix: marks the words it begins.
+    pub prefix: bool,
+    /// Edits a marked word may differ by when the note does not hold the word itself (typo
+    /// tolerance, with the index's length thresholds); 0 for none.
+    pub typos: usize,
+}
+
+/// The distinct content words of a query, in order, marked as `matching` matches them.
+pub fn query_terms(query: &str, matching: Matching) -> Vec<QueryTerm> {
+    let all = words(query);
+    let mut out: Vec<QueryTerm> = Vec::new();
+    for (i, w) in all.iter().enumerate() {
         let word = &query[w.0..w.1];
         let lower = word.to_lowercase();
-        if lower.chars().count() < 2 || STOPWORDS.contains(&lower.as_str()) {
+        let len = lower.chars().count();
+        if len < 2 || STOPWORDS.contains(&lower.as_str()) {
             continue;
         }
-        let n = norm(word);
-        if !out.contains(&n) {
-            out.push(n);
+        let prefix = matching.prefix && i + 1 == all.len();
+        let typos = match len {
+            _ if !matching.typos => 0,
+            n if n >= TYPO2_MIN_CHARS => 2,
+            n if n >= TYPO_MIN_CHARS => 1,
+            _ => 0,
+        };
+        let norm = if prefix { lower } else { norm(word) };
+        match out.iter_mut().find(|t| t.norm == norm) {
+            Some(t) => t.prefix |= prefix,
+            None => out.push(QueryTerm {
+                norm,
+                prefix,
+                typos,
+            }),
         }
     }
     out
+}
+
+/// Which term a word of a note matches: the same normalised word, a word the prefix term
+/// begins, or (for a term the note does not hold as typed, `held[i]` false) a word within the
+/// term's edit distance.
+fn term_of(terms: &[QueryTerm], held: &[bool], word: &str) -> Option<usize> {
+    let n = norm(word);
+    if let Some(i) = terms.iter().position(|t| t.norm == n) {
+        return Some(i);
+    }
+    let lower = word.to_lowercase();
+    if let Some(i) = terms
+        .iter()
+        .position(|t| t.prefix && lower.starts_with(&t.norm))
+    {
+        return Some(i);
+    }
+    let chars: Vec<char> = n.chars().collect();
+    terms.iter().enumerate().position(|(i, t)| {
+        t.typos > 0
+            && !held[i]
+            && chars.len().abs_diff(t.norm.chars().count()) <= t.typos
+            && edit_distance(&chars, &t.norm.chars().collect::<Vec<_>>()) <= t.typos
+    })
+}
+
+/// For each term, whether some word of `text` is the term as typed.
+fn held(terms: &[QueryTerm], text: &str, ws: &[(usize, usize)]) -> Vec<bool> {
+    let mut held = vec![false; terms.len()];
+    for &(s, e) in ws {
+        let n = norm(&text[s..e]);
+        if let Some(i) = terms.iter().position(|t| t.norm == n) {
+            held[i] = true;
+        }
+    }
+    held
 }
 
 /// The part of a note's text a snippet is cut from: for a figure or table, whose text begins
@@ -102,15 +165,13 @@ fn words(text: &str) -> Vec<(usize, usize)> {
 /// Picks the window of at most about `max_chars` bytes of `text` that holds the most distinct
 /// query terms (the first such window on ties), cut at word boundaries, with `…` where text was
 /// left out, and locates the terms in it.
-pub fn snippet(text: &str, terms: &[String], max_chars: usize) -> Snippet {
+pub fn snippet(text: &str, terms: &[QueryTerm], max_chars: usize) -> Snippet {
     let text = text.trim();
     let ws = words(text);
+    let held = held(terms, text, &ws);
     let matches: Vec<(usize, usize, usize)> = ws
         .iter()
-        .filter_map(|&(s, e)| {
-            let n = norm(&text[s..e]);
-            terms.iter().position(|t| *t == n).map(|ti| (s, e, ti))
-        })
+        .filter_map(|&(s, e)| term_of(terms, &held, &text[s..e]).map(|ti| (s, e, ti)))
         .collect();
     let (mut start, mut end) = (0, text.len());
     if text.len() > max_chars {
@@ -167,7 +228,7 @@ pub fn snippet(text: &str, terms: &[String], max_chars: usize) -> Snippet {
     let out = format!("{prefix}{body}{suffix}");
     let highlights = words(&out)
         .into_iter()
-        .filter(|&(s, e)| terms.contains(&norm(&out[s..e])))
+        .filter(|&(s, e)| term_of(terms, &held, &out[s..e]).is_some())
         .map(|(s, e)| [s, e])
         .collect();
     Snippet {
@@ -197,17 +258,23 @@ mod tests {
 
     #[test]
     fn terms_drop_stopwords_and_fold_plurals() {
+        let norms = |q: &str| -> Vec<String> {
+            query_terms(q, Matching::EXACT)
+                .into_iter()
+                .map(|t| t.norm)
+                .collect()
+        };
         assert_eq!(
-            query_terms("How are the Random Effects specified in lmer?"),
+            norms("How are the Random Effects specified in lmer?"),
             ["random", "effect", "specified", "lmer"]
         );
-        assert_eq!(query_terms("class vs classes"), ["class", "vs", "classe"]);
-        assert!(query_terms("what is it").is_empty());
+        assert_eq!(norms("class vs classes"), ["class", "vs", "classe"]);
+        assert!(norms("what is it").is_empty());
     }
 
     #[test]
     fn short_text_is_kept_whole_and_marked() {
-        let terms = query_terms("mosaic plots");
+        let terms = query_terms("mosaic plots", Matching::EXACT);
         let s = snippet("A  mosaic plot\nshows  Mosaics.", &terms, 200);
         assert_eq!(s.text, "A mosaic plot shows Mosaics.");
         assert_eq!(s.marked("[", "]"), "A [mosaic] [plot] shows [Mosaics].");
@@ -219,7 +286,7 @@ mod tests {
         let text = format!(
             "{filler}the random effects term here {filler}random effects and the lmer formula syntax {filler}"
         );
-        let terms = query_terms("random effects lmer formula");
+        let terms = query_terms("random effects lmer formula", Matching::EXACT);
         let s = snippet(&text, &terms, 120);
         assert!(
             s.text.starts_with("… ") && s.text.ends_with(" …"),
@@ -234,12 +301,44 @@ mod tests {
     }
 
     #[test]
+    fn typing_marks_completions_and_corrections() {
+        let text = "A mosaic plot and a mosaic display; plotting is not mosaicking.";
+        let marked =
+            |q: &str| snippet(text, &query_terms(q, Matching::TYPING), 200).marked("[", "]");
+        assert_eq!(
+            marked("mos"),
+            "A [mosaic] plot and a [mosaic] display; plotting is not [mosaicking]."
+        );
+        // "mosaik" is not in the text: corrected; "plott" is the prefix of "plotting" and one
+        // edit from "plot".
+        assert_eq!(
+            marked("mosaik plott"),
+            "A [mosaic] [plot] and a [mosaic] display; [plotting] is not mosaicking."
+        );
+        // A word the text holds is not corrected: "display" marks itself only.
+        assert_eq!(
+            snippet(
+                "display displays dispray",
+                &query_terms("display", Matching::TYPING),
+                200
+            )
+            .marked("[", "]"),
+            "[display] [displays] dispray"
+        );
+        // Exact matching marks whole words only.
+        assert_eq!(
+            snippet(text, &query_terms("mos", Matching::EXACT), 200).marked("[", "]"),
+            text
+        );
+    }
+
+    #[test]
     fn no_match_gives_the_start_and_unicode_is_safe() {
         let text = "Überschrift — ".repeat(50);
-        let s = snippet(&text, &query_terms("nothing matches"), 60);
+        let s = snippet(&text, &query_terms("nothing matches", Matching::EXACT), 60);
         assert!(s.text.starts_with("Überschrift"));
         assert!(s.highlights.is_empty());
-        let s = snippet(&text, &query_terms("überschrift"), 60);
+        let s = snippet(&text, &query_terms("überschrift", Matching::EXACT), 60);
         assert!(!s.highlights.is_empty());
         for [a, b] in &s.highlights {
             assert_eq!(&s.text[*a..*b], "Überschrift");

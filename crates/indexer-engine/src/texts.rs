@@ -4,7 +4,7 @@
 use crate::search::Engine;
 use crate::{Error, Result};
 use indexer_embed::Encoder;
-use indexer_index::{Candidate, CandidateQuery, Filter, Fusion, Writer, fuse};
+use indexer_index::{Candidate, CandidateQuery, Expansions, Filter, Fusion, Writer, fuse};
 use indexer_notes::{Note, NoteKind, ParsedDocument};
 
 /// A document given as text.
@@ -88,6 +88,7 @@ impl Engine {
         vector: &[f32],
         k: usize,
         fusions: &[Fusion],
+        expansions: &Expansions,
     ) -> Result<Rankings> {
         let index = self.index();
         // One search: the candidates hold both lists with their ranks and scores, and are
@@ -100,6 +101,7 @@ impl Engine {
                 vector_k: k,
                 fusion: Fusion::default(),
                 filter: Filter::default(),
+                expansions: Some(expansions),
             })?
             .hits;
         let docs_of = |hits: &[Candidate]| -> Vec<String> {

@@ -3,7 +3,7 @@
 
 use crate::metrics::{Mean, ndcg_at, recall_at};
 use crate::{Error, Result, read_beir};
-use indexer_engine::{Encoder, Engine, Fusion, IndexView, RRF_K, TextDocument};
+use indexer_engine::{Encoder, Engine, Fusion, IndexView, Matching, RRF_K, TextDocument};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -24,6 +24,8 @@ pub struct BeirReport {
     pub documents: usize,
     pub queries: usize,
     pub model: String,
+    /// How query words matched BM25's terms (`exact`, `typing`, ...).
+    pub matching: String,
     /// Seconds spent building the index (0 when an index of the corpus was reused).
     pub index_seconds: f64,
     pub query_seconds: f64,
@@ -41,6 +43,7 @@ pub fn run_beir(
     dir: &Path,
     index_dir: &Path,
     encoder: Arc<dyn Encoder>,
+    matching: Matching,
     out: &Path,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<BeirReport> {
@@ -73,8 +76,9 @@ pub fn run_beir(
     let mut rec = vec![Mean::default(); names.len()];
     for (qi, q) in set.queries.iter().enumerate() {
         let qrels = &set.qrels[&q.id];
-        let qvec = engine.embed_query(&q.text)?;
-        let r = engine.rankings(&q.text, &qvec, RANKED, &fusions)?;
+        let expansions = engine.expand(&q.text, matching)?;
+        let qvec = engine.embed_expanded(&q.text, &expansions)?;
+        let r = engine.rankings(&q.text, &qvec, RANKED, &fusions, &expansions)?;
         let lists = [r.bm25, r.vectors].into_iter().chain(r.fused);
         for (m, ranked) in lists.enumerate() {
             let r: Vec<&str> = ranked.iter().map(String::as_str).collect();
@@ -91,6 +95,7 @@ pub fn run_beir(
         documents: set.corpus.len(),
         queries: set.queries.len(),
         model: encoder.model_id().to_string(),
+        matching: matching.to_string(),
         index_seconds,
         query_seconds: t1.elapsed().as_secs_f64(),
         methods: (0..names.len())
@@ -122,11 +127,12 @@ pub fn run_beir(
 /// The report as Markdown: what `beir.md` holds and `indexer eval --beir` prints.
 pub fn beir_markdown(report: &BeirReport) -> String {
     let mut md = format!(
-        "# BEIR {}\n\n{} documents, {} judged queries, model {}; index {:.1} s, queries {:.1} s\n\n| method | nDCG@10 | recall@100 |\n|---|---|---|\n",
+        "# BEIR {}\n\n{} documents, {} judged queries, model {}, matching {}; index {:.1} s, queries {:.1} s\n\n| method | nDCG@10 | recall@100 |\n|---|---|---|\n",
         report.dataset,
         report.documents,
         report.queries,
         report.model,
+        report.matching,
         report.index_seconds,
         report.query_seconds
     );

@@ -4,7 +4,10 @@ use crate::metrics::{
     GoldPages, Mean, PageRef, hit, page_recall, page_recall_at, rank_pages, redundancy,
 };
 use crate::{Error, Question, Result, read_questions};
-use indexer_engine::{Engine, Filter, Fusion, Note, Pool, Selector, SelectorKind, SelectorSpec};
+use indexer_engine::{
+    DEFAULT_MATCHING, Engine, Filter, Fusion, Matching, Note, Pool, Selector, SelectorKind,
+    SelectorSpec,
+};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
@@ -57,6 +60,8 @@ pub struct EvalConfig {
     pub candidates: usize,
     /// How the hybrid pool fuses its BM25 and vector lists.
     pub fusion: Fusion,
+    /// How query words match the index's terms in the hybrid pool.
+    pub matching: Matching,
     pub out: PathBuf,
     /// Evaluate only the first `limit` questions.
     pub limit: Option<usize>,
@@ -378,7 +383,8 @@ pub fn run_eval(
             progress(qi + 1, total);
             continue;
         }
-        let qvec = engine.embed_query(&q.question)?;
+        let expansions = engine.expand(&q.question, cfg.matching)?;
+        let qvec = engine.embed_expanded(&q.question, &expansions)?;
         let mut new_rows = Vec::new();
         for pool_mode in &cfg.pools {
             let todo: Vec<Row> = wanted
@@ -400,6 +406,7 @@ pub fn run_eval(
                         ..Filter::default()
                     },
                     cfg.fusion,
+                    &expansions,
                 )?,
             };
             let notes: Vec<&Note> = pool.entries.iter().map(|e| &e.note).collect();
@@ -577,6 +584,9 @@ fn command_line(cfg: &EvalConfig) -> String {
     );
     if cfg.fusion != Fusion::default() {
         s.push_str(&format!(" --fusion {}", cfg.fusion));
+    }
+    if cfg.matching != DEFAULT_MATCHING {
+        s.push_str(&format!(" --matching {}", cfg.matching));
     }
     if !cfg.grid.is_empty() {
         s.push_str(&format!(" --grid FILE ({} selector specs)", cfg.grid.len()));

@@ -91,6 +91,7 @@ fn report_recall_by_source_and_resume() {
         pools: vec![PoolMode::All, PoolMode::Hybrid],
         candidates: 20,
         fusion: Default::default(),
+        matching: indexer_engine::DEFAULT_MATCHING,
         out: out.clone(),
         limit: None,
     };
@@ -189,6 +190,7 @@ fn beir_metrics_on_a_tiny_corpus() {
         &dir,
         &tmp.path().join("idx"),
         encoder(),
+        indexer_engine::DEFAULT_MATCHING,
         &out,
         &mut |_, _| {},
     )

@@ -4,6 +4,7 @@ use crate::error::{Error, Result};
 use crate::fsutil::{self, CROPS};
 use crate::graph::{self, Graph, HnswParams};
 use crate::manifest::{DocEntry, Manifest};
+use crate::matching::{self, Expansions, Matching};
 use crate::schema::Fields;
 use crate::store::Store;
 use crate::store::kind_code;
@@ -20,6 +21,7 @@ use tantivy::query::{
     BooleanQuery, ConstScoreQuery, Occur, Query, QueryParser, RangeQuery, TermQuery, TermSetQuery,
 };
 use tantivy::schema::IndexRecordOption;
+use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{IndexReader, ReloadPolicy, Searcher, Term};
 
 /// Restricts candidates to some documents, kinds and pages. Empty lists mean "any".
@@ -111,6 +113,9 @@ pub struct CandidateQuery<'a> {
     pub vector_k: usize,
     pub fusion: Fusion,
     pub filter: Filter,
+    /// Prefix and typo expansions of the words, searched by BM25 beside the words as typed
+    /// (from [`Index::expand`]).
+    pub expansions: Option<&'a Expansions>,
 }
 
 impl Default for CandidateQuery<'_> {
@@ -122,6 +127,7 @@ impl Default for CandidateQuery<'_> {
             vector_k: 100,
             fusion: Fusion::default(),
             filter: Filter::default(),
+            expansions: None,
         }
     }
 }
@@ -198,6 +204,8 @@ pub struct Index {
     searcher: Searcher,
     ordinals: Vec<Column<u64>>,
     parser: QueryParser,
+    /// The searched fields' analyzer, for the stems of [`Matching`] expansions.
+    stemmer: TextAnalyzer,
     store: Store,
     /// Live rows: rows of a document the manifest lists. Everything else is a tombstone.
     live: Vec<u64>,
@@ -288,6 +296,9 @@ impl Index {
         for (f, boost) in &fields.searched {
             parser.set_field_boost(*f, *boost);
         }
+        let stemmer = tindex
+            .tokenizer_for_field(fields.searched[0].0)
+            .map_err(Error::tantivy(&tdir))?;
         let store = Store::open(dir, &manifest.store, manifest.dim)?;
         let rows = store.rows();
         let mut live = vec![0u64; rows.div_ceil(64)];
@@ -327,6 +338,7 @@ impl Index {
             searcher,
             ordinals,
             parser,
+            stemmer,
             store,
             live,
             ranges,
@@ -554,12 +566,44 @@ impl Index {
         }
     }
 
-    /// BM25 top-k as (ordinal, score), best first, with the filter inside the query.
+    /// BM25 top-k as (ordinal, score), best first, with the filter inside the query; the
+    /// words as typed.
     pub fn bm25(&self, text: &str, k: usize, filter: &Filter) -> Result<Vec<(usize, f32)>> {
+        self.bm25_expanded(text, k, filter, None)
+    }
+
+    /// The prefix and typo expansions `matching` asks for of the words of `text`, for
+    /// [`Index::bm25_expanded`] and [`CandidateQuery::expansions`].
+    pub fn expand(&self, text: &str, matching: Matching) -> Result<Expansions> {
+        matching::expand(
+            &self.searcher,
+            &self.fields.searched,
+            &mut self.stemmer.clone(),
+            text,
+            matching,
+        )
+        .map_err(Error::tantivy(&self.dir))
+    }
+
+    /// BM25 top-k with the words as typed and their expansions.
+    pub fn bm25_expanded(
+        &self,
+        text: &str,
+        k: usize,
+        filter: &Filter,
+        expansions: Option<&Expansions>,
+    ) -> Result<Vec<(usize, f32)>> {
         if k == 0 || text.trim().is_empty() {
             return Ok(Vec::new());
         }
-        let (query, _errors) = self.parser.parse_query_lenient(text);
+        let (parsed, _errors) = self.parser.parse_query_lenient(text);
+        let query: Box<dyn Query> = match expansions.and_then(|e| e.query(&self.fields.searched)) {
+            None => parsed,
+            Some(e) => Box::new(BooleanQuery::new(vec![
+                (Occur::Should, parsed),
+                (Occur::Should, e),
+            ])),
+        };
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, query)];
         let f = &self.fields;
         if !filter.docs.is_empty() {
@@ -718,7 +762,7 @@ impl Index {
     /// Hybrid candidates: BM25 top-k and vector top-k, both filtered inside the search,
     /// fused by reciprocal rank fusion, with their vectors and links.
     pub fn candidates(&self, q: &CandidateQuery<'_>) -> Result<CandidateSet> {
-        let bm25 = self.bm25(q.text, q.bm25_k, &q.filter)?;
+        let bm25 = self.bm25_expanded(q.text, q.bm25_k, &q.filter, q.expansions)?;
         let near = self.nearest(q.vector, q.vector_k, &q.filter)?;
         let mut by_ord: HashMap<usize, usize> = HashMap::new();
         let mut hits: Vec<Candidate> = Vec::with_capacity(bm25.len() + near.len());

@@ -32,6 +32,7 @@ mod fsutil;
 mod graph;
 mod index;
 mod manifest;
+mod matching;
 mod schema;
 mod store;
 mod writer;
@@ -42,6 +43,10 @@ pub use graph::{EXACT_THRESHOLD, HnswParams, dot, exact_search};
 pub use index::{
     BM25_WEIGHT, Candidate, CandidateQuery, CandidateSet, DocumentInfo, FailureInfo, Filter,
     Fusion, Index, RRF_K, Stats, fuse,
+};
+pub use matching::{
+    EXPANSION_WEIGHT, Expansions, Matching, PREFIX_MIN_CHARS, PREFIX_TERMS, TYPO_MIN_CHARS,
+    TYPO_TERMS, TYPO2_MIN_CHARS, edit_distance,
 };
 pub use schema::FORMAT_VERSION;
 pub use writer::{CommitStats, GraphAction, Writer};

@@ -4,3 +4,4 @@ mod crash;
 mod filters;
 mod fusion;
 mod incremental;
+mod matching;
