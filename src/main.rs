@@ -68,6 +68,10 @@ enum Command {
         /// Folder the document ids are relative to, for links to the PDFs [default: working directory]
         #[arg(long, value_name = "DIR")]
         docs_root: Option<PathBuf>,
+        /// The URL the documents are published at (a docs site): results link to
+        /// URL/DOC#section (PDFs: #page=N) instead of the files served here
+        #[arg(long, value_name = "URL")]
+        site_url: Option<String>,
     },
     /// Measure evidence quality against gold evidence pages, or retrieval on a BEIR folder
     Eval(EvalArgs),
@@ -320,6 +324,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             addr,
             cors,
             docs_root,
+            site_url,
         } => {
             let rt = runtime()?;
             let engine = std::sync::Arc::new(Engine::open_concurrent(&index_dir, &rt, cores())?);
@@ -329,6 +334,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     Some(d) => d,
                     None => std::env::current_dir()?,
                 }),
+                site_url,
                 ..Default::default()
             };
             eprintln!("indexer: serving {} on http://{addr}/", index_dir.display());

@@ -28,7 +28,24 @@ const CHROMIUM_FLAGS: [&str; 8] = [
 /// Verified with `indexer query` on these two PDFs: the first hit is the figure "Figure 3:
 /// Mosaic plot for the PreSex data." on page 5 of the vcd paper, with a crop.
 const QUERY: &str = "mosaic plot for the PreSex data";
-const EXPECTED: &str = "docs/vcd-strucplot.pdf · page 5";
+const EXPECTED_DOC: &str = "docs/vcd-strucplot.pdf";
+const EXPECTED_PAGE: &str = "page 5";
+/// A page of a docs site beside the PDFs: its sections have ids, which results link to.
+const GUIDE: &str = r#"<!doctype html><html><head><title>Plot guide</title></head><body>
+<h1 id="plot-guide">Plot guide</h1><p>How the package draws plots of categorical data.</p>
+<p>Every display of the package starts from a contingency table: a table of counts, one cell for
+each combination of the levels of its factors. The counts decide the areas of the tiles, the
+residuals of a model decide their shading, and the labels name the levels along the margins.
+The sections below describe one layout each, with the arguments that change it and the data
+sets the examples use, so that a reader can choose the layout that fits a question.</p>
+<p>Margins are drawn first, then the tiles, then the legend; each step can be replaced by a
+function of the same name, and each takes its graphical parameters from the same list. A
+layout that is drawn twice with the same arguments gives the same picture, which makes the
+displays easy to test and to compare across versions of the package and of the data.</p>
+<div class="section level2" id="zebrafinch-layout"><h2>The zebrafinch layout</h2>
+<p>The zebrafinch layout stacks the tiles of each stratum in one column, so that strata can be
+compared from top to bottom.</p></div>
+</body></html>"#;
 
 const KEY_UP: &str = "\u{E013}";
 const KEY_DOWN: &str = "\u{E015}";
@@ -364,13 +381,25 @@ fn search_and_check(b: &Browser, scope: &str) -> Vec<String> {
         &format!("return document.querySelectorAll('{scope} .ix-hit').length"),
     );
     assert!(n.as_u64().unwrap() >= 3, "{n}");
+    // Grouped by document: each document once, its best notes under it.
+    let groups: Vec<(String, usize)> = serde_json::from_value(b.js(&format!(
+        "return [...document.querySelectorAll('{scope} .ix-group')].map(g => \
+         [g.querySelector('.ix-doc').textContent, g.querySelectorAll('.ix-hit').length])"
+    )))
+    .unwrap();
+    assert_eq!(groups[0].0, EXPECTED_DOC, "{groups:?}");
+    let mut docs: Vec<&str> = groups.iter().map(|g| g.0.as_str()).collect();
+    docs.sort_unstable();
+    docs.dedup();
+    assert_eq!(docs.len(), groups.len(), "a document twice: {groups:?}");
+    assert!(groups.iter().all(|g| (1..=3).contains(&g.1)), "{groups:?}");
     let hits: Vec<String> = serde_json::from_value(b.js(&format!(
         "return [...document.querySelectorAll('{scope} .ix-hit')].map(e => e.innerText)"
     )))
     .unwrap();
     assert!(
-        hits[0].contains(EXPECTED),
-        "the first hit is not {EXPECTED}: {hits:#?}"
+        hits[0].contains(EXPECTED_PAGE),
+        "the first hit is not on {EXPECTED_PAGE}: {hits:#?}"
     );
     assert!(hits[0].contains("Figure 3"), "{}", hits[0]);
     let status = b.js(&format!(
@@ -446,6 +475,7 @@ fn search_page_and_widget_in_chromium() {
     for f in ["vcd-strucplot.pdf", "revtex-apssamp.pdf"] {
         std::fs::copy(super::corpus(f), docs.join(f)).unwrap();
     }
+    std::fs::write(docs.join("guide.html"), GUIDE).unwrap();
     let o = super::indexer(dir, &["--index", "idx", "ingest", "docs", "--quiet"]);
     assert!(o.status.success(), "{}", super::stderr(&o));
     let ingested = t0.elapsed();
@@ -505,6 +535,90 @@ fn search_page_and_widget_in_chromium() {
         json!([true, 0])
     );
     assert_no_console_errors(&b, "the search page");
+
+    // Typing partway and with typos finds the mosaic plots; the address holds the query, and
+    // back returns to the previous one.
+    let clear = |b: &Browser| {
+        let box_ = b.find("#search .ix-box");
+        b.keys(&box_, &format!("{KEY_CTRL}a{KEY_RELEASE}{KEY_BACKSPACE}"));
+        box_
+    };
+    let first_marks = |b: &Browser, what: &str| {
+        b.wait_for(
+            what,
+            "const m = [...document.querySelectorAll('#search .ix-group')]\
+             .filter(g => g.querySelector('.ix-doc').textContent === 'docs/vcd-strucplot.pdf')\
+             .flatMap(g => [...g.querySelectorAll('mark')].map(m => m.textContent.toLowerCase()));\
+             return m.length > 0 && m",
+        )
+    };
+    for typed in ["mos", "mosaik plott"] {
+        let box_ = clear(&b);
+        b.keys(&box_, typed);
+        let marks = first_marks(&b, &format!("the results of {typed:?}"));
+        assert!(
+            marks
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|m| m.as_str().unwrap().starts_with("mosaic")),
+            "{typed:?}: {marks}"
+        );
+        let want = format!("?q={}", typed.replace(' ', "+"));
+        b.wait_for(
+            "the query in the address",
+            &format!("return location.search === {want:?}"),
+        );
+        // A pause: the next query is a new history entry, not a correction of this one.
+        std::thread::sleep(Duration::from_millis(1200));
+    }
+    b.js("history.back()");
+    b.wait_for(
+        "the previous query after back",
+        "return location.search === '?q=mos' && document.querySelector('#search .ix-box').value === 'mos'",
+    );
+    first_marks(&b, "the results of the previous query");
+    // A link to a search opens with its results.
+    b.goto(&format!("http://{}/?q=mosaic+plot", server.addr));
+    b.wait_for(
+        "the results of a linked search",
+        "return document.querySelector('#search .ix-box').value === 'mosaic plot' && \
+         document.querySelectorAll('#search .ix-hit').length",
+    );
+    assert_no_console_errors(&b, "typing, the address and back");
+
+    // A docs site that publishes the documents: a result of an HTML page links to its section
+    // there, and shows the section's path.
+    let site = StaticSite::start();
+    site.set_page("<!doctype html><title>site</title><h2 id=\"zebrafinch-layout\">x</h2>".into());
+    let published = Server::start(dir, &dir.join("idx"), &["--site-url", &site.origin()]);
+    b.goto(&format!("http://{}/", published.addr));
+    let box_ = b.find("#search .ix-box");
+    b.keys(&box_, "zebrafinch layout");
+    let hit = b.wait_for(
+        "the section result",
+        "const g = [...document.querySelectorAll('#search .ix-group')]\
+         .find(g => g.querySelector('.ix-doc').textContent === 'docs/guide.html');\
+         const h = g && g.querySelector('.ix-hit');\
+         return h && [h.querySelector('a').href, h.querySelector('.ix-meta').innerText]",
+    );
+    let want = format!("{}/docs/guide.html#zebrafinch-layout", site.origin());
+    assert_eq!(hit[0], json!(want), "{hit}");
+    assert!(
+        hit[1]
+            .as_str()
+            .unwrap()
+            .contains("Plot guide › The zebrafinch layout"),
+        "{hit}"
+    );
+    b.js("[...document.querySelectorAll('#search .ix-doc')].find(d => d.textContent === 'docs/guide.html')\
+          .parentElement.querySelector('.ix-hit').click()");
+    let url = b.wait_for(
+        "the section to open",
+        "return location.hash === '#zebrafinch-layout' && location.href",
+    );
+    assert_eq!(url, json!(want));
+    drop(published);
 
     // The widget on an allowed docs site: the answers cross origins.
     b.goto(&format!("{}/guide/", allowed.origin()));

@@ -2,7 +2,8 @@
 //! (time limit, CORS, body limit) and serving with the refresh of index generations.
 
 use crate::error::ApiError;
-use crate::request::{SearchQuery, SearchQueryGet};
+use crate::request::{ApiSearch, SearchQuery, SearchQueryGet};
+use crate::response::{Links, SearchAnswer};
 use crate::{Error, Result, page, response};
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, QueryRejection};
@@ -12,7 +13,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
-use indexer_engine::{Engine, SearchRequest, safe_child};
+use indexer_engine::{Engine, safe_child};
 use std::future::Future;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -39,6 +40,10 @@ pub struct ServerConfig {
     /// The folder the documents were ingested from (the ingest base), to serve the original
     /// files at `/documents/{doc}/file`. `None`: files are not served.
     pub docs_root: Option<PathBuf>,
+    /// The URL the documents are published at (a docs site; no trailing `/`): a hit's `url`
+    /// is `{site_url}/{doc}#anchor` (`#page=N` for a PDF). `None`: hits open the file served
+    /// here, or the note.
+    pub site_url: Option<String>,
     /// How often a request may check for a newer index generation.
     pub refresh_every: Duration,
     /// Searches computed at the same time; more wait their turn, within the request's time
@@ -47,6 +52,18 @@ pub struct ServerConfig {
     /// two cores, the ingest of a 7-page PDF beside 16 clients took 13.9 s without the queue
     /// and 5.1 s with it, and the clients got 6% more answers).
     pub max_concurrent_searches: usize,
+}
+
+impl ServerConfig {
+    pub(crate) fn links(&self) -> Links {
+        Links {
+            files_served: self.docs_root.is_some(),
+            site_url: self
+                .site_url
+                .as_ref()
+                .map(|u| u.trim_end_matches('/').to_string()),
+        }
+    }
 }
 
 impl Default for ServerConfig {
@@ -59,6 +76,7 @@ impl Default for ServerConfig {
             max_candidates: 1000,
             timeout: Duration::from_secs(10),
             docs_root: None,
+            site_url: None,
             refresh_every: Duration::from_secs(1),
             max_concurrent_searches: std::thread::available_parallelism().map_or(1, |n| n.get()),
         }
@@ -234,13 +252,13 @@ async fn stats(State(st): State<Shared>) -> Result<Json<response::Stats>, ApiErr
 
 async fn documents(State(st): State<Shared>) -> Result<Json<response::Documents>, ApiError> {
     blocking(&st, |st| {
-        let served = st.cfg.docs_root.is_some();
+        let links = st.cfg.links();
         let documents = st
             .engine
             .view()
             .documents()
             .into_iter()
-            .map(|d| response::Document::new(d, served))
+            .map(|d| response::Document::new(d, &links))
             .collect();
         Ok(Json(response::Documents { documents }))
     })
@@ -326,7 +344,7 @@ async fn note_or_image(
 async fn search_get(
     State(st): State<Shared>,
     q: Result<Query<SearchQueryGet>, QueryRejection>,
-) -> Result<Json<response::Search>, ApiError> {
+) -> Result<Json<SearchAnswer>, ApiError> {
     let Query(p) = q.map_err(|e| ApiError::bad_request("bad_query_string", e.body_text()))?;
     let req = SearchQuery::try_from(p)?.validate(&st.cfg)?;
     run_search(&st, req).await
@@ -336,7 +354,7 @@ async fn search_get(
 async fn search_post(
     State(st): State<Shared>,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Json<response::Search>, ApiError> {
+) -> Result<Json<SearchAnswer>, ApiError> {
     let body = body.map_err(|e| {
         if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
             ApiError::new(
@@ -356,16 +374,30 @@ async fn search_post(
 }
 
 /// Runs a validated search in its turn, once its documents are known to the index.
-async fn run_search(st: &Shared, req: SearchRequest) -> Result<Json<response::Search>, ApiError> {
+async fn run_search(st: &Shared, search: ApiSearch) -> Result<Json<SearchAnswer>, ApiError> {
     let _turn = st
         .searches
         .acquire()
         .await
         .map_err(|e| ApiError::internal(format!("the search queue is closed: {e}")))?;
     blocking(st, move |st| {
-        let resp = st.engine.search(&req)?;
-        let served = st.cfg.docs_root.is_some();
-        Ok(Json(response::Search::new(resp, &st.engine, served)))
+        let ApiSearch { req, group, fields } = search;
+        let links = st.cfg.links();
+        Ok(Json(match group {
+            None => SearchAnswer::Notes(response::Search::new(
+                st.engine.search(&req)?,
+                &st.engine,
+                &links,
+                fields,
+            )),
+            Some(by) => SearchAnswer::Groups(response::Grouped::new(
+                st.engine.search_grouped(&req, by)?,
+                by,
+                &st.engine,
+                &links,
+                fields,
+            )),
+        }))
     })
     .await
 }

@@ -17,6 +17,7 @@ mod request;
 mod response;
 
 pub use app::{ServerConfig, router, serve, serve_on};
+pub use page::PAGE_SEARCH_PARAMS;
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 

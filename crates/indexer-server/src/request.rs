@@ -8,8 +8,24 @@
 
 use crate::app::ServerConfig;
 use crate::error::ApiError;
-use indexer_engine::{Filter, NoteKind, SearchRequest, SelectorKind, parse_pages};
+use crate::response::HitFields;
+use indexer_engine::{
+    Filter, GroupBy, Matching, NoteKind, SearchRequest, SelectorKind, parse_pages,
+};
 use serde::Deserialize;
+
+/// The longest snippet a request may ask for, in bytes.
+const MAX_SNIPPET_CHARS: usize = 2000;
+
+/// A validated search: the engine's request and how the answer is shaped.
+#[derive(Debug)]
+pub(crate) struct ApiSearch {
+    pub req: SearchRequest,
+    /// One result per page or per document, with its best notes; `None`: the evidence set.
+    pub group: Option<GroupBy>,
+    /// The keys each hit carries.
+    pub fields: HitFields,
+}
 
 /// A search, as `POST /search` takes it and `GET /search` converts into.
 #[derive(Debug, Deserialize)]
@@ -27,6 +43,14 @@ pub(crate) struct SearchQuery {
     /// Kinds: a list, and each item may itself be comma-separated (`"figure,table"`).
     pub kind: Option<OneOrMany>,
     pub pages: Option<Pages>,
+    /// `exact`, `prefix`, `typos` or `typing`.
+    pub matching: Option<String>,
+    /// `page` or `document`.
+    pub group: Option<String>,
+    /// The keys of each hit to send (a list, or comma-separated).
+    pub fields: Option<OneOrMany>,
+    /// About how long a snippet is, in bytes.
+    pub snippet_chars: Option<usize>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -70,6 +94,10 @@ pub(crate) struct SearchQueryGet {
     doc: Option<String>,
     kind: Option<String>,
     pages: Option<String>,
+    matching: Option<String>,
+    group: Option<String>,
+    fields: Option<String>,
+    snippet_chars: Option<String>,
 }
 
 impl TryFrom<SearchQueryGet> for SearchQuery {
@@ -84,6 +112,10 @@ impl TryFrom<SearchQueryGet> for SearchQuery {
             doc: p.doc.map(OneOrMany::One),
             kind: p.kind.map(OneOrMany::One),
             pages: p.pages.map(Pages::Text),
+            matching: p.matching,
+            group: p.group,
+            fields: p.fields.map(OneOrMany::One),
+            snippet_chars: count("snippet_chars", p.snippet_chars)?,
         })
     }
 }
@@ -105,7 +137,7 @@ impl SearchQuery {
     /// Checks the request against the server's limits and names, the one place that does.
     /// Whether the documents are in the index is checked when the search runs, since that
     /// needs the index.
-    pub(crate) fn validate(self, cfg: &ServerConfig) -> Result<SearchRequest, ApiError> {
+    pub(crate) fn validate(self, cfg: &ServerConfig) -> Result<ApiSearch, ApiError> {
         let q = self.q.unwrap_or_default();
         let q = q.trim();
         if q.is_empty() {
@@ -149,7 +181,27 @@ impl SearchQuery {
             kinds: kinds(self.kind)?,
             pages: self.pages.map(page_range).transpose()?.flatten(),
         };
-        Ok(req)
+        req.snippet_chars = limited(
+            "snippet_chars",
+            self.snippet_chars,
+            req.snippet_chars,
+            MAX_SNIPPET_CHARS,
+        )?;
+        if let Some(m) = self.matching.filter(|m| !m.trim().is_empty()) {
+            req.matching = m
+                .parse::<Matching>()
+                .map_err(|e| ApiError::bad_request("unknown_matching", e))?;
+        }
+        let group = self
+            .group
+            .filter(|g| !g.trim().is_empty())
+            .map(|g| g.parse::<GroupBy>())
+            .transpose()
+            .map_err(|e| ApiError::bad_request("unknown_group", e))?;
+        let names = self.fields.map(OneOrMany::into_vec).unwrap_or_default();
+        let fields = HitFields::parse(names.iter().flat_map(|s| s.split(',')))
+            .map_err(|e| ApiError::bad_request("unknown_field", e))?;
+        Ok(ApiSearch { req, group, fields })
     }
 }
 
@@ -213,14 +265,22 @@ fn page_range(p: Pages) -> Result<Option<(u32, u32)>, ApiError> {
 mod tests {
     use super::*;
 
-    fn get(qs: &str) -> Result<SearchRequest, ApiError> {
+    fn get_api(qs: &str) -> Result<ApiSearch, ApiError> {
         let p: SearchQueryGet = query_string(qs);
         SearchQuery::try_from(p)?.validate(&ServerConfig::default())
     }
 
-    fn post(body: &str) -> Result<SearchRequest, ApiError> {
+    fn post_api(body: &str) -> Result<ApiSearch, ApiError> {
         let b: SearchQuery = serde_json::from_str(body).unwrap();
         b.validate(&ServerConfig::default())
+    }
+
+    fn get(qs: &str) -> Result<SearchRequest, ApiError> {
+        get_api(qs).map(|a| a.req)
+    }
+
+    fn post(body: &str) -> Result<SearchRequest, ApiError> {
+        post_api(body).map(|a| a.req)
     }
 
     fn query_string(qs: &str) -> SearchQueryGet {
@@ -248,6 +308,37 @@ mod tests {
             assert_eq!(r.filter.kinds, [NoteKind::Figure, NoteKind::Table]);
             assert_eq!(r.filter.pages, Some((2, 4)));
         }
+    }
+
+    #[test]
+    fn matching_group_and_fields_in_both_forms() {
+        let a = get_api("q=mos&matching=typing&group=document&fields=doc,url").unwrap();
+        let b = post_api(
+            r#"{"q": "mos", "matching": "typing", "group": "document", "fields": ["doc", "url"]}"#,
+        )
+        .unwrap();
+        for r in [&a, &b] {
+            assert_eq!(r.req.matching, Matching::TYPING);
+            assert_eq!(r.group, Some(GroupBy::Document));
+            assert_eq!(r.fields, HitFields::parse(["doc", "url"]).unwrap());
+        }
+        assert_eq!(get("q=x&snippet_chars=120").unwrap().snippet_chars, 120);
+        assert_eq!(
+            get("q=x&snippet_chars=5000").unwrap_err().code,
+            "limit_exceeded"
+        );
+        let d = get_api("q=x").unwrap();
+        assert_eq!(d.req.matching, indexer_engine::DEFAULT_MATCHING);
+        assert_eq!(d.group, None);
+        assert_eq!(d.fields, HitFields::all());
+        assert_eq!(
+            get("q=x&matching=fuzzy").unwrap_err().code,
+            "unknown_matching"
+        );
+        assert_eq!(get("q=x&group=chapter").unwrap_err().code, "unknown_group");
+        let e = get("q=x&fields=doc,body").unwrap_err();
+        assert_eq!(e.code, "unknown_field");
+        assert!(e.message.contains("snippet_html"), "{}", e.message);
     }
 
     #[test]

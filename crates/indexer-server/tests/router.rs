@@ -177,7 +177,127 @@ async fn search_get_marks_snippets_and_links() {
     assert!(html.contains("<mark>"), "{html}");
     assert!(!html.contains("<tiles>"), "snippet must be escaped: {html}");
     assert!(top.get("image_path").is_none());
-    assert_eq!(top["file_url"], "/documents/guide%2Fmosaic.md/file");
+    // A Markdown note opens at its section.
+    assert_eq!(
+        top["file_url"],
+        "/documents/guide%2Fmosaic.md/file#mosaic-plots"
+    );
+    assert_eq!(top["url"], top["file_url"]);
+    assert_eq!(top["section"], serde_json::json!(["Mosaic plots"]));
+}
+
+#[tokio::test]
+async fn search_as_you_type_groups_and_lean_fields() {
+    // "mosa" is no word of the index: as typed it finds nothing by BM25; as a prefix it finds
+    // the mosaic note, marked.
+    let (s, v) = get("/search?q=mosa&matching=exact&selector=fused").await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert!(
+        v["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|h| h["bm25_rank"].is_null()),
+        "{v}"
+    );
+    let (s, v) = get("/search?q=mosa&matching=typing&fields=doc,snippet_html,url").await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let top = &v["hits"][0];
+    assert_eq!(top["doc"], "guide/mosaic.md", "{v}");
+    assert!(
+        top["snippet_html"]
+            .as_str()
+            .unwrap()
+            .contains("<mark>mosaic</mark>"),
+        "{v}"
+    );
+    // Only the fields asked for.
+    let mut keys: Vec<&str> = top
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    keys.sort_unstable();
+    assert_eq!(keys, ["doc", "snippet_html", "url"]);
+    // A typo.
+    let (_, v) = get("/search?q=mosaik&matching=typing&fields=doc").await;
+    assert_eq!(v["hits"][0]["doc"], "guide/mosaic.md", "{v}");
+    // Grouped by document: each document once, its best notes under it, in the same order as
+    // a body asks for it.
+    let (s, g) = get("/search?q=mosaic%20tiles&group=document&budget=2&fields=doc,page").await;
+    assert_eq!(s, StatusCode::OK, "{g}");
+    let (_, p) = post(
+        serde_json::json!({"q": "mosaic tiles", "group": "document", "budget": 2, "fields": ["doc", "page"]})
+            .to_string(),
+    )
+    .await;
+    assert_eq!(g["groups"], p["groups"]);
+    assert_eq!(g["group"], "document");
+    let groups = g["groups"].as_array().unwrap();
+    assert!(!groups.is_empty() && groups.len() <= 2, "{g}");
+    assert_eq!(groups[0]["doc"], "guide/mosaic.md");
+    assert_eq!(groups[0]["url"], "/documents/guide%2Fmosaic.md/file");
+    let mut docs: Vec<&str> = groups.iter().map(|g| g["doc"].as_str().unwrap()).collect();
+    docs.dedup();
+    assert_eq!(docs.len(), groups.len(), "{g}");
+    for grp in groups {
+        let hits = grp["hits"].as_array().unwrap();
+        assert!(
+            (1..=indexer_engine::NOTES_PER_PAGE).contains(&hits.len()),
+            "{g}"
+        );
+        assert!(hits.iter().all(|h| h["doc"] == grp["doc"]), "{g}");
+    }
+    // By page: the figure's page of the PDF is its own group.
+    let (_, g) = get("/search?q=recall%20selector&group=page&fields=page").await;
+    let pdf = g["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["doc"] == "paper.pdf")
+        .unwrap_or_else(|| panic!("{g}"));
+    assert_eq!(pdf["page"], 3);
+    assert_eq!(pdf["url"], "/documents/paper.pdf/file#page=3");
+    // Bad names.
+    for (uri, code) in [
+        ("/search?q=x&fields=doc,body", "unknown_field"),
+        ("/search?q=x&group=chapter", "unknown_group"),
+        ("/search?q=x&matching=fuzzy", "unknown_matching"),
+    ] {
+        let (s, v) = get(uri).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{uri}");
+        assert_error(&v, code);
+    }
+}
+
+#[tokio::test]
+async fn a_site_url_makes_links_into_the_published_pages() {
+    let cfg = ServerConfig {
+        site_url: Some("https://docs.example.org/manual/".into()),
+        ..cfg()
+    };
+    let app = router(fixture().engine.clone(), cfg);
+    let r = app
+        .oneshot(
+            Request::get("/search?q=mosaic%20plot&fields=doc,url")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    let v: Value =
+        serde_json::from_slice(&to_bytes(r.into_body(), 1 << 20).await.unwrap()).unwrap();
+    let urls: Vec<&str> = v["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["url"].as_str().unwrap())
+        .collect();
+    assert!(
+        urls.contains(&"https://docs.example.org/manual/guide/mosaic.md#mosaic-plots"),
+        "{urls:?}"
+    );
 }
 
 #[tokio::test]
@@ -275,6 +395,12 @@ async fn search_and_note_bodies_keep_their_shape() {
 "cosine":F,
 "bm25_rank":1,
 "vector_rank":1,
+"doc":"paper.pdf",
+"page":3,
+"kind":"figure",
+"caption":"Figure 2: recall of the CDS selector",
+"section":[],
+"url":"/documents/paper.pdf/file#page=3",
 "snippet":{"text":"against the candidate count.",
 "highlights":[]},
 "note":{"id":"paper.pdf#f0",
