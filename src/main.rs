@@ -72,6 +72,10 @@ enum Command {
         /// URL/DOC#section (PDFs: #page=N) instead of the files served here
         #[arg(long, value_name = "URL")]
         site_url: Option<String>,
+        /// Requests a second per client address (a burst of as many, then that rate); over it
+        /// a 429 with Retry-After [default: no limit]
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        rate_limit: Option<u32>,
     },
     /// Measure evidence quality against gold evidence pages, or retrieval on a BEIR folder
     Eval(EvalArgs),
@@ -325,6 +329,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             cors,
             docs_root,
             site_url,
+            rate_limit,
         } => {
             let rt = runtime()?;
             let engine = std::sync::Arc::new(Engine::open_concurrent(&index_dir, &rt, cores())?);
@@ -335,6 +340,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     None => std::env::current_dir()?,
                 }),
                 site_url,
+                rate_limit,
                 ..Default::default()
             };
             eprintln!("indexer: serving {} on http://{addr}/", index_dir.display());

@@ -2,19 +2,19 @@
 //! (time limit, CORS, body limit) and serving with the refresh of index generations.
 
 use crate::error::ApiError;
+use crate::rate::RateLimiter;
 use crate::request::{ApiSearch, SearchQuery, SearchQueryGet};
 use crate::response::{Links, SearchAnswer};
-use crate::{Error, Result, page, response};
+use crate::{page, response};
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, QueryRejection};
-use axum::extract::{DefaultBodyLimit, Path, Query, Request, State};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, Path, Query, Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use indexer_engine::{Engine, safe_child};
-use std::future::Future;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -44,6 +44,12 @@ pub struct ServerConfig {
     /// is `{site_url}/{doc}#anchor` (`#page=N` for a PDF). `None`: hits open the file served
     /// here, or the note.
     pub site_url: Option<String>,
+    /// Time a client has to send a request's headers (and, on a keep-alive connection, to
+    /// start the next request) before the connection is closed.
+    pub header_timeout: Duration,
+    /// Requests a second per client address (a burst of as many, then that rate); over it a
+    /// 429 with `Retry-After`. `None`: no limit.
+    pub rate_limit: Option<u32>,
     /// How often a request may check for a newer index generation.
     pub refresh_every: Duration,
     /// Searches computed at the same time; more wait their turn, within the request's time
@@ -77,6 +83,8 @@ impl Default for ServerConfig {
             timeout: Duration::from_secs(10),
             docs_root: None,
             site_url: None,
+            header_timeout: Duration::from_secs(10),
+            rate_limit: None,
             refresh_every: Duration::from_secs(1),
             max_concurrent_searches: std::thread::available_parallelism().map_or(1, |n| n.get()),
         }
@@ -128,6 +136,7 @@ pub fn router(engine: Arc<Engine>, cfg: ServerConfig) -> Router {
     let timeout = cfg.timeout;
     let max_body = cfg.max_body;
     let cors = cors_layer(&cfg.cors_origins);
+    let limiter = cfg.rate_limit.map(|n| Arc::new(RateLimiter::new(n)));
     let searches = tokio::sync::Semaphore::new(cfg.max_concurrent_searches.max(1));
     let state = Arc::new(AppState {
         engine,
@@ -150,10 +159,42 @@ pub fn router(engine: Arc<Engine>, cfg: ServerConfig) -> Router {
         .layer(axum::middleware::from_fn(
             move |req: Request, next: Next| time_limit(req, next, timeout),
         ));
+    if let Some(limiter) = limiter {
+        app = app.layer(axum::middleware::from_fn(
+            move |req: Request, next: Next| rate_limit(req, next, limiter.clone()),
+        ));
+    }
     if let Some(cors) = cors {
         app = app.layer(cors);
     }
     app
+}
+
+/// Refuses a request over its client's rate with a 429 and `Retry-After` (whole seconds, at
+/// least 1). A request without a client address (the router called in process) is not limited.
+async fn rate_limit(req: Request, next: Next, limiter: Arc<RateLimiter>) -> Response {
+    let client = req
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| c.0.ip());
+    if let Some(ip) = client
+        && let Err(wait) = limiter.check(ip, Instant::now())
+    {
+        let mut r = ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "rate_limited",
+            format!(
+                "too many requests from {ip}: try again in {} ms",
+                wait.as_millis().max(1)
+            ),
+        )
+        .into_response();
+        let secs = wait.as_secs_f64().ceil().max(1.0) as u64;
+        r.headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+        return r;
+    }
+    next.run(req).await
 }
 
 fn cors_layer(origins: &[String]) -> Option<CorsLayer> {
@@ -187,43 +228,6 @@ async fn time_limit(req: Request, next: Next, limit: Duration) -> Response {
         )
         .into_response(),
     }
-}
-
-/// Serves on `addr` until Ctrl-C, then finishes the requests in flight.
-pub async fn serve(engine: Arc<Engine>, cfg: ServerConfig, addr: SocketAddr) -> Result<()> {
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .map_err(|source| Error::Bind { addr, source })?;
-    serve_on(listener, engine, cfg, async {
-        let _ = tokio::signal::ctrl_c().await;
-    })
-    .await
-}
-
-/// Serves on a bound listener until `shutdown` completes (tests and embedders).
-pub async fn serve_on(
-    listener: tokio::net::TcpListener,
-    engine: Arc<Engine>,
-    cfg: ServerConfig,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> Result<()> {
-    let refresh = cfg.refresh_every;
-    let bg = engine.clone();
-    // New generations are picked up even when nobody queries, so /stats is current.
-    let ticker = tokio::spawn(async move {
-        let mut tick = tokio::time::interval(refresh);
-        loop {
-            tick.tick().await;
-            let e = bg.clone();
-            let _ = tokio::task::spawn_blocking(move || e.refresh()).await;
-        }
-    });
-    let app = router(engine, cfg);
-    let r = axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await;
-    ticker.abort();
-    r.map_err(Error::Io)
 }
 
 async fn not_found() -> ApiError {

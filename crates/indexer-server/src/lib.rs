@@ -13,11 +13,14 @@
 mod app;
 mod error;
 mod page;
+mod rate;
 mod request;
 mod response;
+mod serve;
 
-pub use app::{ServerConfig, router, serve, serve_on};
+pub use app::{ServerConfig, router};
 pub use page::PAGE_SEARCH_PARAMS;
+pub use serve::{exposure_warning, serve, serve_on};
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 

@@ -662,3 +662,113 @@ async fn page_and_widget() {
     let js = String::from_utf8(b).unwrap();
     assert!(js.contains("indexerWidget(INDEXER_CSS)") && js.contains("data"));
 }
+
+/// A real server on loopback with short limits; returns its address and a handle that stops
+/// it when dropped.
+async fn serve_with(cfg: ServerConfig) -> (std::net::SocketAddr, tokio::sync::oneshot::Sender<()>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(indexer_server::serve_on(
+        listener,
+        fixture().engine.clone(),
+        cfg,
+        async {
+            let _ = stopped.await;
+        },
+    ));
+    (addr, stop)
+}
+
+/// Reads until the peer closes or `limit` passes; returns what came and whether it closed.
+async fn read_until_closed(
+    s: &mut tokio::net::TcpStream,
+    limit: std::time::Duration,
+) -> (String, bool) {
+    use tokio::io::AsyncReadExt;
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    let deadline = tokio::time::Instant::now() + limit;
+    loop {
+        match tokio::time::timeout_at(deadline, s.read(&mut buf)).await {
+            Err(_) => return (String::from_utf8_lossy(&got).into_owned(), false),
+            Ok(Ok(0)) | Ok(Err(_)) => return (String::from_utf8_lossy(&got).into_owned(), true),
+            Ok(Ok(n)) => got.extend_from_slice(&buf[..n]),
+        }
+    }
+}
+
+#[tokio::test]
+async fn slow_clients_are_cut_off() {
+    use std::time::Duration;
+    use tokio::io::AsyncWriteExt;
+    let (addr, _stop) = serve_with(ServerConfig {
+        header_timeout: Duration::from_millis(300),
+        timeout: Duration::from_millis(700),
+        ..ServerConfig::default()
+    })
+    .await;
+    // Headers that never end: the connection is closed once the header time is up.
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    s.write_all(b"GET /health HTTP/1.1\r\nHost: x\r\n")
+        .await
+        .unwrap();
+    let (_, closed) = read_until_closed(&mut s, Duration::from_secs(5)).await;
+    assert!(
+        closed,
+        "a client that never finishes its headers keeps its connection"
+    );
+    // A connection that sends nothing is closed too.
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (_, closed) = read_until_closed(&mut s, Duration::from_secs(5)).await;
+    assert!(closed, "an idle connection stays open");
+    // A body that stalls: the request's time limit answers 503.
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    s.write_all(
+        b"POST /search HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"q\": ",
+    )
+    .await
+    .unwrap();
+    let (answer, _) = read_until_closed(&mut s, Duration::from_secs(5)).await;
+    assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+    assert!(answer.contains("\"code\":\"timeout\""), "{answer}");
+    // A client that keeps to the limits is served on the same server.
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    s.write_all(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let (answer, closed) = read_until_closed(&mut s, Duration::from_secs(5)).await;
+    assert!(closed && answer.starts_with("HTTP/1.1 200"), "{answer}");
+}
+
+#[tokio::test]
+async fn a_client_over_its_rate_gets_429_with_retry_after() {
+    use std::time::Duration;
+    use tokio::io::AsyncWriteExt;
+    let (addr, _stop) = serve_with(ServerConfig {
+        rate_limit: Some(2),
+        ..ServerConfig::default()
+    })
+    .await;
+    let ask = || async move {
+        let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+        s.write_all(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            .await
+            .unwrap();
+        read_until_closed(&mut s, Duration::from_secs(5)).await.0
+    };
+    assert!(ask().await.starts_with("HTTP/1.1 200"));
+    assert!(ask().await.starts_with("HTTP/1.1 200"));
+    let refused = ask().await;
+    assert!(refused.starts_with("HTTP/1.1 429"), "{refused}");
+    let lower = refused.to_ascii_lowercase();
+    assert!(lower.contains("retry-after: 1\r\n"), "{refused}");
+    assert!(refused.contains("\"code\":\"rate_limited\""), "{refused}");
+    assert!(
+        refused.contains("\"type\":\"rate_limit_error\""),
+        "{refused}"
+    );
+    // Half a second refills one request.
+    tokio::time::sleep(Duration::from_millis(550)).await;
+    assert!(ask().await.starts_with("HTTP/1.1 200"));
+}
