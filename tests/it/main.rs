@@ -5,6 +5,7 @@
 
 mod browser;
 mod load;
+mod mutants;
 mod serve;
 
 use serde_json::Value;
