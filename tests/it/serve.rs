@@ -288,3 +288,46 @@ fn http_reply_parsing() {
     assert!(parse_reply(b"HTTP/1.1 200 OK\r\n").is_err());
     assert_eq!(encode("a b/é"), "a%20b%2F%C3%A9");
 }
+
+/// The crop folder deleted under a running server: searches still answer (without the crop's
+/// link), and the image endpoint says the image is gone instead of failing.
+#[test]
+fn a_deleted_crop_folder_degrades_to_no_images() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path();
+    std::fs::create_dir_all(dir.join("docs")).unwrap();
+    std::fs::copy(
+        super::corpus("revtex-apssamp.pdf"),
+        dir.join("docs/revtex.pdf"),
+    )
+    .unwrap();
+    let o = super::indexer(dir, &["--index", "idx", "ingest", "docs", "--quiet"]);
+    assert!(o.status.success(), "{}", super::stderr(&o));
+    let server = Server::start(dir, &dir.join("idx"), &[]);
+    let search = || {
+        server
+            .get("/search?q=table&kind=table&fields=doc,crop_url")
+            .json()
+            .unwrap()
+    };
+    let v = search();
+    let crop = v["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find_map(|h| h["crop_url"].as_str().map(str::to_string))
+        .unwrap_or_else(|| panic!("no table with a crop: {v}"));
+    let r = server.get(&crop);
+    assert_eq!(r.status, 200);
+    assert!(r.body.starts_with(b"\x89PNG"));
+
+    std::fs::remove_dir_all(dir.join("idx/crops")).unwrap();
+    let r = server.get(&crop);
+    assert_eq!(r.status, 404, "{}", r.text());
+    assert_eq!(r.json().unwrap()["code"], "image_not_found");
+    let v = search();
+    let hits = v["hits"].as_array().unwrap();
+    assert!(!hits.is_empty(), "{v}");
+    assert!(hits.iter().all(|h| h["crop_url"].is_null()), "{v}");
+    assert_eq!(server.get("/health").status, 200);
+}
