@@ -4,6 +4,7 @@
 //! (do not skip) without them; `tools/test` installs both.
 
 mod browser;
+mod faults;
 mod load;
 mod mutants;
 mod serve;

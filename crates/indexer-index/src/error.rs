@@ -90,9 +90,42 @@ impl indexer_notes::Hint for Error {
             Error::Corrupt { .. } => {
                 Some("delete the index folder and run indexer ingest PATH to rebuild it".into())
             }
-            _ => None,
+            _ => write_failure_hint(self),
         }
     }
+}
+
+/// The hint of a write that failed for want of room or permission, found anywhere in the
+/// error's sources (tantivy wraps its IO errors).
+fn write_failure_hint(e: &Error) -> Option<String> {
+    use std::io::ErrorKind::*;
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(c) = cause {
+        let kind = c
+            .downcast_ref::<std::io::Error>()
+            .map(std::io::Error::kind)
+            .or_else(|| match c.downcast_ref::<tantivy::TantivyError>() {
+                Some(tantivy::TantivyError::IoError(io)) => Some(io.kind()),
+                _ => None,
+            });
+        match kind {
+            Some(StorageFull | QuotaExceeded | FileTooLarge) => {
+                return Some(
+                    "the disk is full (or a file size limit was reached): free space and run                      indexer ingest again; the index keeps its last complete generation, which                      stays readable"
+                        .into(),
+                );
+            }
+            Some(ReadOnlyFilesystem | PermissionDenied) => {
+                return Some(
+                    "the index folder is not writable: fix its permissions or ingest into                      another --index folder; searching a read-only index works"
+                        .into(),
+                );
+            }
+            _ => {}
+        }
+        cause = c.source();
+    }
+    None
 }
 
 impl Error {
@@ -119,3 +152,34 @@ impl Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use indexer_notes::Hint;
+
+    #[test]
+    fn failed_writes_say_what_to_do() {
+        let io = |kind| Error::Io {
+            context: "cannot write",
+            path: "idx/vectors-000001.f32".into(),
+            source: std::io::Error::from(kind),
+        };
+        let full = io(std::io::ErrorKind::StorageFull).hint().unwrap();
+        assert!(
+            full.contains("free space") && full.contains("readable"),
+            "{full}"
+        );
+        assert!(io(std::io::ErrorKind::FileTooLarge).hint().is_some());
+        let ro = io(std::io::ErrorKind::ReadOnlyFilesystem).hint().unwrap();
+        assert!(ro.contains("not writable"), "{ro}");
+        let wrapped = Error::Tantivy {
+            path: "idx/gen-000002/tantivy".into(),
+            source: tantivy::TantivyError::IoError(std::sync::Arc::new(std::io::Error::from(
+                std::io::ErrorKind::StorageFull,
+            ))),
+        };
+        assert!(wrapped.hint().is_some_and(|h| h.contains("free space")));
+        assert_eq!(io(std::io::ErrorKind::NotFound).hint(), None);
+    }
+}

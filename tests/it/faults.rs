@@ -1,0 +1,69 @@
+//! Resources running out: a write that fails mid-ingest (the disk is full, or a file size limit
+//! is reached) stops the ingest with an error that says what happened and what to do, and the
+//! index keeps its last complete generation, readable, which the next ingest builds on.
+
+use super::{corpus, indexer, runtime, stderr, stdout};
+use std::process::Command;
+
+#[test]
+fn a_write_that_fails_mid_ingest_keeps_the_last_generation() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path();
+    std::fs::create_dir_all(dir.join("docs")).unwrap();
+    std::fs::copy(corpus("revtex-apssamp.pdf"), dir.join("docs/revtex.pdf")).unwrap();
+    let o = indexer(
+        dir,
+        &["--index", "idx", "ingest", "docs", "--no-crops", "--quiet"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    // The next ingest may not grow any file past 100 KiB: the store it appends to is larger,
+    // so the commit's first write fails as on a full disk (EFBIG instead of ENOSPC; the signal
+    // a process gets for it is ignored, as a shell's `trap "" XFSZ` does).
+    std::fs::copy(corpus("vcd-strucplot.pdf"), dir.join("docs/vcd.pdf")).unwrap();
+    let o = Command::new("bash")
+        .args([
+            "-c",
+            "trap '' XFSZ; ulimit -f 100; exec \"$0\" --index idx ingest docs --no-crops --quiet",
+            env!("CARGO_BIN_EXE_indexer"),
+        ])
+        .current_dir(dir)
+        .env("INDEXER_RUNTIME", runtime())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("File too large"), "{err}");
+    assert!(err.contains("hint:") && err.contains("free space"), "{err}");
+
+    // The last complete generation answers, with its one document.
+    let o = indexer(dir, &["--index", "idx", "stats", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(s["stats"]["documents"], 1, "{s}");
+    assert_eq!(s["stats"]["generation"], 1, "{s}");
+    let o = indexer(
+        dir,
+        &[
+            "--index",
+            "idx",
+            "query",
+            "Bose-Einstein condensation",
+            "-b",
+            "3",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("docs/revtex.pdf"), "{}", stdout(&o));
+
+    // With room again the same ingest completes.
+    let o = indexer(
+        dir,
+        &["--index", "idx", "ingest", "docs", "--no-crops", "--quiet"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = indexer(dir, &["--index", "idx", "stats", "--json"]);
+    let s: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(s["stats"]["documents"], 2, "{s}");
+}
