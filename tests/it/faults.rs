@@ -67,3 +67,57 @@ fn a_write_that_fails_mid_ingest_keeps_the_last_generation() {
     let s: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(s["stats"]["documents"], 2, "{s}");
 }
+
+/// Two `indexer ingest` processes on one index: the second stops at once with a message that
+/// says why and what to do; the first is not disturbed.
+#[test]
+fn a_second_writer_stops_with_a_clear_message() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path();
+    std::fs::create_dir_all(dir.join("a")).unwrap();
+    std::fs::create_dir_all(dir.join("b")).unwrap();
+    std::fs::copy(corpus("vcd-strucplot.pdf"), dir.join("a/vcd.pdf")).unwrap();
+    std::fs::copy(corpus("revtex-apssamp.pdf"), dir.join("b/revtex.pdf")).unwrap();
+    let log = dir.join("first.log");
+    let mut first = Command::new(env!("CARGO_BIN_EXE_indexer"))
+        .args(["--index", "idx", "ingest", "a", "--no-crops"])
+        .current_dir(dir)
+        .env("INDEXER_RUNTIME", runtime())
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    // Wait until the first holds the lock: it prints its plan once it has the index open.
+    let t0 = std::time::Instant::now();
+    while !std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .contains("parsing")
+    {
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(60),
+            "{}",
+            std::fs::read_to_string(&log).unwrap_or_default()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let o = indexer(dir, &["--index", "idx", "ingest", "b", "--quiet"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("another ingest holds the index lock"), "{err}");
+    assert!(
+        err.contains("hint: wait for the other ingest to finish"),
+        "{err}"
+    );
+    assert!(
+        first.wait().unwrap().success(),
+        "{}",
+        std::fs::read_to_string(&log).unwrap()
+    );
+    let o = indexer(dir, &["--index", "idx", "stats", "--json"]);
+    let s: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(s["stats"]["documents"], 1, "{s}");
+    // Now the second goes in.
+    let o = indexer(dir, &["--index", "idx", "ingest", "b", "--quiet"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
