@@ -16,6 +16,18 @@ pub struct Config {
     pub candidates: Option<usize>,
     pub jobs: Option<usize>,
     pub model: Option<String>,
+    /// `indexer ask` and `POST /ask`: base URL of an OpenAI-compatible API.
+    pub llm_url: Option<String>,
+    pub llm_model: Option<String>,
+    /// The environment variable that holds the API key (default INDEXER_LLM_API_KEY).
+    pub llm_api_key_env: Option<String>,
+    pub llm_images: Option<indexer_engine::Images>,
+    /// Seconds.
+    pub llm_timeout: Option<f64>,
+    pub llm_max_tokens: Option<u32>,
+    pub llm_prompt: Option<PathBuf>,
+    /// More fields of the chat-completions request (`temperature = 0`).
+    pub llm_options: Option<toml::Table>,
 }
 
 impl Config {

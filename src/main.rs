@@ -4,6 +4,7 @@
 //! Exit codes: 0 success; 1 some input files failed (the rest were indexed); 2 usage or fatal
 //! error. A closed output pipe (`indexer query ... | head`) is success.
 
+mod ask;
 mod config;
 mod output;
 mod progress;
@@ -38,6 +39,9 @@ enum Command {
     Ingest(IngestArgs),
     /// Answer a question with an evidence set
     Query(QueryArgs),
+    /// Answer a question in prose: the evidence set read by a model server (any
+    /// OpenAI-compatible chat-completions API), with the sources it cites
+    Ask(AskArgs),
     /// Show one note whole, with its links
     Show {
         /// A note id as printed by `query` (for example `paper.pdf#t12`)
@@ -76,6 +80,9 @@ enum Command {
         /// a 429 with Retry-After [default: no limit]
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
         rate_limit: Option<u32>,
+        /// The model server `POST /ask` sends evidence to (off without one)
+        #[command(flatten)]
+        llm: LlmArgs,
     },
     /// Measure evidence quality against gold evidence pages, or retrieval on a BEIR folder
     Eval(EvalArgs),
@@ -124,6 +131,20 @@ struct IngestArgs {
 struct QueryArgs {
     /// The question
     question: String,
+    #[command(flatten)]
+    search: SearchArgs,
+    /// Output format [default: text]
+    #[arg(long, short = 'f', value_enum)]
+    format: Option<Format>,
+    /// What to return: `note`, an evidence set of B notes; `page`, the B best pages, each
+    /// with its best notes (the selector is not used)
+    #[arg(long, value_enum, default_value = "note")]
+    unit: Unit,
+}
+
+/// How the evidence is chosen: the options `query` and `ask` share.
+#[derive(clap::Args, Debug)]
+struct SearchArgs {
     /// Selector: fused-cap, fused, cosine, cds, cds-exact, cds-hybrid, mmr, mmr-hybrid, dpp, dpp-hybrid, ppr, random [env: INDEXER_SELECTOR] [default: fused-cap]
     #[arg(long, short = 's', value_name = "NAME")]
     selector: Option<String>,
@@ -142,18 +163,66 @@ struct QueryArgs {
     /// Only pages in this range: `5`, `3-9`
     #[arg(long, value_name = "RANGE")]
     pages: Option<String>,
-    /// Output format [default: text]
-    #[arg(long, short = 'f', value_enum)]
-    format: Option<Format>,
-    /// What to return: `note`, an evidence set of B notes; `page`, the B best pages, each
-    /// with its best notes (the selector is not used)
-    #[arg(long, value_enum, default_value = "note")]
-    unit: Unit,
     /// How query words match: exact (as typed), prefix (the last word also as a prefix),
     /// typos (words the index does not hold, at edit distance 1, or 2 from 9 letters) or
     /// typing (prefix and typos)
     #[arg(long, value_name = "HOW", default_value_t = indexer_engine::DEFAULT_MATCHING)]
     matching: indexer_engine::Matching,
+}
+
+#[derive(clap::Args, Debug)]
+struct AskArgs {
+    /// The question
+    question: String,
+    #[command(flatten)]
+    search: SearchArgs,
+    #[command(flatten)]
+    llm: LlmArgs,
+    /// Output format: text streams the answer as it arrives, then its sources; json prints
+    /// the answer, citations, evidence, model, token usage and timings at the end
+    #[arg(long, short = 'f', value_enum, default_value = "text")]
+    format: AskFormat,
+    /// Print the chat-completions request that would be sent (JSON, images as data URLs)
+    /// and send nothing
+    #[arg(long)]
+    print_request: bool,
+}
+
+/// The model server and how to use it. The API key comes from the environment only:
+/// INDEXER_LLM_API_KEY, or the variable `llm_api_key_env` in indexer.toml names.
+#[derive(clap::Args, Debug)]
+struct LlmArgs {
+    /// Base URL of an OpenAI-compatible API, e.g. http://127.0.0.1:8080/v1
+    /// [env: INDEXER_LLM_URL] [or llm_url in indexer.toml]
+    #[arg(long, value_name = "URL")]
+    llm_url: Option<String>,
+    /// The model to ask [env: INDEXER_LLM_MODEL] [default: the first the server lists]
+    #[arg(long, value_name = "NAME")]
+    llm_model: Option<String>,
+    /// Attach figure and table crops as images: auto (unless the server refuses them),
+    /// always, never [default: auto]
+    #[arg(long, value_name = "WHEN")]
+    images: Option<indexer_engine::Images>,
+    /// Seconds the answer may take [default: 120]
+    #[arg(long, value_name = "SECS")]
+    llm_timeout: Option<f64>,
+    /// The answer's maximum length in tokens [default: 1024]
+    #[arg(long, value_name = "N")]
+    max_tokens: Option<u32>,
+    /// A prompt template file: {{question}} and {{evidence}}; a line `---` separates a system
+    /// message above from the user message below [default: the built-in prompt]
+    #[arg(long, value_name = "FILE")]
+    prompt: Option<PathBuf>,
+    /// A field of the request body, repeatable: KEY=VALUE, VALUE as JSON or else a string
+    /// (`temperature=0`, `seed=7`, `response_format={"type":"json_object"}`)
+    #[arg(long = "llm-option", value_name = "KEY=VALUE")]
+    llm_options: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum AskFormat {
+    Text,
+    Json,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -330,7 +399,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
             docs_root,
             site_url,
             rate_limit,
+            llm,
         } => {
+            let llm = llm_config(&llm, &cfg)?
+                .map(indexer_engine::Llm::new)
+                .transpose()
+                .map_err(indexer_engine::Error::from)?;
             let rt = runtime()?;
             let engine = std::sync::Arc::new(Engine::open_concurrent(&index_dir, &rt, cores())?);
             let cfg = indexer_server::ServerConfig {
@@ -344,10 +418,19 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 ..Default::default()
             };
             eprintln!("indexer: serving {} on http://{addr}/", index_dir.display());
+            match &llm {
+                Some(l) => eprintln!("indexer: POST /ask sends evidence to {}", l.url()),
+                None => eprintln!("indexer: POST /ask is off (no --llm-url)"),
+            }
+            let cfg = indexer_server::ServerConfig {
+                llm: llm.map(std::sync::Arc::new),
+                ..cfg
+            };
             tokio::runtime::Runtime::new()?.block_on(indexer_server::serve(engine, cfg, addr))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Query(args) => query(args, &cfg, index_dir),
+        Command::Ask(args) => ask::run(args, &cfg, index_dir),
         Command::Show { note_id, json } => {
             let view = IndexView::open(&index_dir)?;
             let Some(note) = view.note(&note_id) else {
@@ -516,7 +599,13 @@ fn run_ingest(
     Ok(summary)
 }
 
-fn query(args: QueryArgs, cfg: &config::Config, index_dir: PathBuf) -> Result<ExitCode> {
+/// The engine's request for a question and the search options: flags, else environment
+/// variables, else indexer.toml, else the defaults.
+fn search_request(
+    question: String,
+    args: SearchArgs,
+    cfg: &config::Config,
+) -> Result<SearchRequest> {
     let selector: SelectorKind = match args
         .selector
         .or(config::env_string("INDEXER_SELECTOR"))
@@ -543,15 +632,8 @@ fn query(args: QueryArgs, cfg: &config::Config, index_dir: PathBuf) -> Result<Ex
         .map(indexer_engine::parse_pages)
         .transpose()
         .context("--pages")?;
-    let format = args.format.unwrap_or(Format::Text);
-    if args.unit == Unit::Page && format == Format::Markdown {
-        anyhow::bail!(
-            "--format markdown is an evidence pack of notes; with --unit page use --format text or json"
-        );
-    }
-    let engine = Engine::open(&index_dir, &runtime()?)?;
-    let req = SearchRequest {
-        query: args.question,
+    Ok(SearchRequest {
+        query: question,
         budget,
         selector,
         candidates,
@@ -563,7 +645,73 @@ fn query(args: QueryArgs, cfg: &config::Config, index_dir: PathBuf) -> Result<Ex
         fusion: Default::default(),
         matching: args.matching,
         snippet_chars: indexer_engine::DEFAULT_SNIPPET_CHARS,
+    })
+}
+
+/// The model server's settings: flags, else environment variables, else indexer.toml. `None`
+/// when no URL is set anywhere.
+fn llm_config(args: &LlmArgs, cfg: &config::Config) -> Result<Option<indexer_engine::LlmConfig>> {
+    let Some(url) = args
+        .llm_url
+        .clone()
+        .or(config::env_string("INDEXER_LLM_URL"))
+        .or(cfg.llm_url.clone())
+    else {
+        return Ok(None);
     };
+    let mut l = indexer_engine::LlmConfig::new(url);
+    l.model = args
+        .llm_model
+        .clone()
+        .or(config::env_string("INDEXER_LLM_MODEL"))
+        .or(cfg.llm_model.clone());
+    let key_env = cfg
+        .llm_api_key_env
+        .clone()
+        .unwrap_or_else(|| indexer_engine::API_KEY_ENV.to_string());
+    l.api_key = indexer_engine::ApiKey::from_env(&key_env);
+    l.key_env = Some(key_env);
+    if let Some(i) = args.images.or(cfg.llm_images) {
+        l.images = i;
+    }
+    if let Some(secs) = args.llm_timeout.or(cfg.llm_timeout) {
+        if !(secs.is_finite() && secs > 0.0 && secs <= 86_400.0) {
+            bail!("the model server's time limit must be a number of seconds above 0, not {secs}");
+        }
+        l.timeout = std::time::Duration::from_secs_f64(secs);
+    }
+    if let Some(n) = args.max_tokens.or(cfg.llm_max_tokens) {
+        l.max_tokens = n;
+    }
+    if let Some(table) = &cfg.llm_options {
+        for (k, v) in table {
+            l.options.insert(k.clone(), serde_json::to_value(v)?);
+        }
+    }
+    for o in &args.llm_options {
+        let Some((k, v)) = o.split_once('=').filter(|(k, _)| !k.trim().is_empty()) else {
+            bail!("--llm-option {o:?}: expected KEY=VALUE");
+        };
+        let v =
+            serde_json::from_str(v).unwrap_or_else(|_| serde_json::Value::String(v.to_string()));
+        l.options.insert(k.trim().to_string(), v);
+    }
+    if let Some(p) = args.prompt.as_ref().or(cfg.llm_prompt.as_ref()) {
+        l.template =
+            indexer_engine::PromptTemplate::from_file(p).map_err(indexer_engine::Error::from)?;
+    }
+    Ok(Some(l))
+}
+
+fn query(args: QueryArgs, cfg: &config::Config, index_dir: PathBuf) -> Result<ExitCode> {
+    let format = args.format.unwrap_or(Format::Text);
+    if args.unit == Unit::Page && format == Format::Markdown {
+        anyhow::bail!(
+            "--format markdown is an evidence pack of notes; with --unit page use --format text or json"
+        );
+    }
+    let req = search_request(args.question, args.search, cfg)?;
+    let engine = Engine::open(&index_dir, &runtime()?)?;
     let stdout = std::io::stdout();
     let color = stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let mut out = std::io::BufWriter::new(stdout.lock());

@@ -280,7 +280,7 @@ fn tail(path: &Path) -> String {
     lines[lines.len().saturating_sub(30)..].join("\n")
 }
 
-fn base64_decode(s: &str) -> Vec<u8> {
+pub fn base64_decode(s: &str) -> Vec<u8> {
     let val = |c: u8| match c {
         b'A'..=b'Z' => c - b'A',
         b'a'..=b'z' => c - b'a' + 26,

@@ -3,6 +3,7 @@
 //! temporary folder. They need the runtime that `tools/setup` installs and the PDFs, and fail
 //! (do not skip) without them; `tools/test` installs both.
 
+mod ask;
 mod browser;
 mod faults;
 mod load;

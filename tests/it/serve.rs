@@ -34,6 +34,11 @@ impl Guard {
         Guard { child }
     }
 
+    /// The process id (also its process group's).
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
     /// `Some(status)` once the process has ended.
     pub fn exited(&mut self) -> Option<std::process::ExitStatus> {
         self.child.try_wait().ok().flatten()

@@ -14,6 +14,7 @@
 //! # Ok::<(), indexer_engine::Error>(())
 //! ```
 
+mod ask;
 mod ingest;
 mod pages;
 mod search;
@@ -21,11 +22,18 @@ mod snippet;
 mod texts;
 mod view;
 
+pub use ask::{AskEvent, AskResponse, AskTimings, Citation, answer, evidence_of};
 pub use indexer_embed::{Encoder, OnnxEncoder};
 pub use indexer_index::{
     DocumentInfo, Expansions, FailureInfo, Filter, Fusion, Matching, RRF_K, Stats,
 };
 pub use indexer_ingest::{Chunking, run_worker};
+/// The errors of asking a model server (`Error::Llm`).
+pub use indexer_llm::Error as LlmError;
+pub use indexer_llm::{
+    API_KEY_ENV, ApiKey, DEFAULT_LLM_TIMEOUT, DEFAULT_MAX_TOKENS, Evidence, Images, Llm, LlmConfig,
+    PromptTemplate, Usage,
+};
 pub use indexer_notes::{Hint, Link, LinkKind, Note, NoteKind, ParsedDocument};
 pub use indexer_rerank::{
     CdsDiagnostics, Selection, Selector, SelectorKind, SelectorSpec, selector,
@@ -83,6 +91,9 @@ pub enum Error {
     Ingest(#[from] indexer_ingest::Error),
     #[error(transparent)]
     Rerank(#[from] indexer_rerank::Error),
+    /// Asking the model server (`indexer ask`).
+    #[error(transparent)]
+    Llm(#[from] indexer_llm::Error),
 }
 
 fn unknown_document(doc: &str, ambiguous: bool, closest: &[String]) -> String {
@@ -116,6 +127,7 @@ impl Hint for Error {
             Error::Embed(e) => e.hint(),
             Error::Index(e) => e.hint(),
             Error::Ingest(e) => e.hint(),
+            Error::Llm(e) => e.hint(),
             Error::BadRequest(_) | Error::Input { .. } | Error::Rerank(_) => None,
         }
     }
@@ -134,6 +146,7 @@ impl Error {
             Error::Index(e) => e.is_user_error(),
             Error::Ingest(e) => e.is_user_error(),
             Error::Rerank(_) => true,
+            Error::Llm(e) => e.is_user_error(),
         }
     }
 }

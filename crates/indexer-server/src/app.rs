@@ -12,7 +12,7 @@ use axum::extract::{ConnectInfo, DefaultBodyLimit, Path, Query, Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::{Json, Router};
 use indexer_engine::{Engine, safe_child};
 use std::net::SocketAddr;
@@ -58,6 +58,9 @@ pub struct ServerConfig {
     /// two cores, the ingest of a 7-page PDF beside 16 clients took 13.9 s without the queue
     /// and 5.1 s with it, and the clients got 6% more answers).
     pub max_concurrent_searches: usize,
+    /// The model server `POST /ask` sends evidence to; `None`: `/ask` answers 404
+    /// `ask_disabled`. Its time limit is `/ask`'s (instead of `timeout`).
+    pub llm: Option<Arc<indexer_engine::Llm>>,
 }
 
 impl ServerConfig {
@@ -87,18 +90,19 @@ impl Default for ServerConfig {
             rate_limit: None,
             refresh_every: Duration::from_secs(1),
             max_concurrent_searches: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            llm: None,
         }
     }
 }
 
-struct AppState {
-    engine: Arc<Engine>,
-    cfg: ServerConfig,
+pub(crate) struct AppState {
+    pub(crate) engine: Arc<Engine>,
+    pub(crate) cfg: ServerConfig,
     last_refresh: Mutex<Option<Instant>>,
     searches: tokio::sync::Semaphore,
 }
 
-type Shared = Arc<AppState>;
+pub(crate) type Shared = Arc<AppState>;
 
 impl AppState {
     /// Picks up a newer complete generation, at most once per `refresh_every`. Blocking.
@@ -118,7 +122,7 @@ impl AppState {
 }
 
 /// Runs blocking engine work off the async threads.
-async fn blocking<T: Send + 'static>(
+pub(crate) async fn blocking<T: Send + 'static>(
     st: &Shared,
     f: impl FnOnce(&AppState) -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
@@ -134,6 +138,7 @@ async fn blocking<T: Send + 'static>(
 /// The whole application: API, page, widget, limits and CORS.
 pub fn router(engine: Arc<Engine>, cfg: ServerConfig) -> Router {
     let timeout = cfg.timeout;
+    let ask_timeout = cfg.llm.as_ref().map_or(timeout, |l| l.config().timeout);
     let max_body = cfg.max_body;
     let cors = cors_layer(&cfg.cors_origins);
     let limiter = cfg.rate_limit.map(|n| Arc::new(RateLimiter::new(n)));
@@ -149,6 +154,7 @@ pub fn router(engine: Arc<Engine>, cfg: ServerConfig) -> Router {
         .route("/widget.js", get(page::widget))
         .route("/health", get(health))
         .route("/search", get(search_get).post(search_post))
+        .route("/ask", post(crate::ask::ask))
         .route("/notes/{*id}", get(note_or_image))
         .route("/documents", get(documents))
         .route("/documents/{*doc}", get(document_file))
@@ -157,7 +163,16 @@ pub fn router(engine: Arc<Engine>, cfg: ServerConfig) -> Router {
         .with_state(state)
         .layer(DefaultBodyLimit::max(max_body))
         .layer(axum::middleware::from_fn(
-            move |req: Request, next: Next| time_limit(req, next, timeout),
+            move |req: Request, next: Next| {
+                // `/ask` waits for the model server to take the request; then the answer
+                // streams under the model server's own limit.
+                let limit = if req.uri().path() == "/ask" {
+                    ask_timeout
+                } else {
+                    timeout
+                };
+                time_limit(req, next, limit)
+            },
         ));
     if let Some(limiter) = limiter {
         app = app.layer(axum::middleware::from_fn(
@@ -363,6 +378,15 @@ async fn search_post(
     State(st): State<Shared>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<SearchAnswer>, ApiError> {
+    let req = search_body(&st, body)?;
+    run_search(&st, req).await
+}
+
+/// A search body (`POST /search`, `POST /ask`), validated.
+pub(crate) fn search_body(
+    st: &Shared,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<ApiSearch, ApiError> {
     let body = body.map_err(|e| {
         if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
             ApiError::new(
@@ -377,17 +401,20 @@ async fn search_post(
     let q: SearchQuery = serde_json::from_slice(&body).map_err(|e| {
         ApiError::bad_request("bad_json", format!("the body is not a valid search: {e}"))
     })?;
-    let req = q.validate(&st.cfg)?;
-    run_search(&st, req).await
+    q.validate(&st.cfg)
+}
+
+/// Waits for a turn in the search queue (searches computed at the same time are limited).
+pub(crate) async fn search_turn(st: &Shared) -> Result<tokio::sync::SemaphorePermit<'_>, ApiError> {
+    st.searches
+        .acquire()
+        .await
+        .map_err(|e| ApiError::internal(format!("the search queue is closed: {e}")))
 }
 
 /// Runs a validated search in its turn, once its documents are known to the index.
 async fn run_search(st: &Shared, search: ApiSearch) -> Result<Json<SearchAnswer>, ApiError> {
-    let _turn = st
-        .searches
-        .acquire()
-        .await
-        .map_err(|e| ApiError::internal(format!("the search queue is closed: {e}")))?;
+    let _turn = search_turn(st).await?;
     blocking(st, move |st| {
         let ApiSearch { req, group, fields } = search;
         let links = st.cfg.links();

@@ -57,6 +57,7 @@ impl ApiError {
             408 | 503 => "timeout_error",
             413 => "request_too_large",
             429 => "rate_limit_error",
+            502 | 504 => "upstream_error",
             400..=499 => "invalid_request_error",
             _ => "internal_error",
         }
@@ -65,7 +66,18 @@ impl ApiError {
 
 impl From<indexer_engine::Error> for ApiError {
     fn from(e: indexer_engine::Error) -> ApiError {
-        let mut err = if let indexer_engine::Error::UnknownDocument { .. } = e {
+        let mut err = if let indexer_engine::Error::Llm(l) = &e {
+            use indexer_engine::LlmError as L;
+            let status = match l {
+                L::TimedOut { .. } => StatusCode::GATEWAY_TIMEOUT,
+                L::ContextTooSmall { .. } => StatusCode::BAD_REQUEST,
+                L::Config(_) | L::Template { .. } | L::Cancelled => {
+                    StatusCode::INTERNAL_SERVER_ERROR
+                }
+                _ => StatusCode::BAD_GATEWAY,
+            };
+            ApiError::new(status, l.code(), e.to_string())
+        } else if let indexer_engine::Error::UnknownDocument { .. } = e {
             ApiError::bad_request("unknown_document", e.to_string())
         } else if e.is_user_error() {
             ApiError::bad_request("bad_request", e.to_string())
@@ -77,15 +89,25 @@ impl From<indexer_engine::Error> for ApiError {
     }
 }
 
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        let body = Body {
+impl ApiError {
+    fn body(&self) -> Body<'_> {
+        Body {
             message: &self.message,
             code: self.code,
             kind: self.kind(),
             link: format!("{ERRORS_DOC}-{}", self.code.replace('_', "-")),
             hint: self.hint.as_deref(),
-        };
-        (self.status, axum::Json(body)).into_response()
+        }
+    }
+
+    /// The JSON body alone, for an error that happens inside a stream (`/ask`).
+    pub fn body_json(&self) -> String {
+        serde_json::to_string(&self.body()).unwrap_or_default()
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.status, axum::Json(self.body())).into_response()
     }
 }

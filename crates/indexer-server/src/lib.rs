@@ -11,6 +11,7 @@
 //! [`Engine`]: indexer_engine::Engine
 
 mod app;
+mod ask;
 mod error;
 mod page;
 mod rate;

@@ -366,7 +366,7 @@ impl Group {
 }
 
 impl Hit {
-    fn new(h: indexer_engine::Hit, engine: &Engine, links: &Links, f: HitFields) -> Hit {
+    pub(crate) fn new(h: indexer_engine::Hit, engine: &Engine, links: &Links, f: HitFields) -> Hit {
         let n = &h.note;
         let note_url = format!("/notes/{}", encode(&n.id));
         let anchor = n.anchor.as_deref();
