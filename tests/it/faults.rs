@@ -1,6 +1,7 @@
 //! Resources running out: a write that fails mid-ingest (the disk is full, or a file size limit
 //! is reached) stops the ingest with an error that says what happened and what to do, and the
-//! index keeps its last complete generation, readable, which the next ingest builds on.
+//! index keeps its last complete generation, readable, which the next ingest builds on. An
+//! index folder that may not be written is still searched, by any user.
 
 use super::{corpus, indexer, runtime, stderr, stdout};
 use std::process::Command;
@@ -120,4 +121,98 @@ fn a_second_writer_stops_with_a_clear_message() {
     // Now the second goes in.
     let o = indexer(dir, &["--index", "idx", "ingest", "b", "--quiet"]);
     assert!(o.status.success(), "{}", stderr(&o));
+}
+
+/// An index folder nobody may write: searching it works, for another user too (a server's
+/// user), and an ingest stops at once with an error and a hint, leaving the index as it was.
+/// As root, whom permissions do not stop, the commands run as `nobody`.
+#[test]
+fn a_read_only_index_answers_and_refuses_writes() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path();
+    std::fs::create_dir_all(dir.join("docs")).unwrap();
+    std::fs::create_dir_all(dir.join("more")).unwrap();
+    std::fs::copy(corpus("revtex-apssamp.pdf"), dir.join("docs/revtex.pdf")).unwrap();
+    std::fs::copy(corpus("vcd-strucplot.pdf"), dir.join("more/vcd.pdf")).unwrap();
+    let o = indexer(dir, &["--index", "idx", "ingest", "docs", "--quiet"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let before = std::fs::read(dir.join("idx/MANIFEST")).unwrap();
+
+    // Everything readable by all, nothing writable by anyone.
+    fn read_only(p: &std::path::Path) {
+        let meta = std::fs::metadata(p).unwrap();
+        let mode = if meta.is_dir() { 0o555 } else { 0o444 };
+        if meta.is_dir() {
+            for e in std::fs::read_dir(p).unwrap() {
+                read_only(&e.unwrap().path());
+            }
+        }
+        assert_eq!(
+            meta.permissions().mode() & 0o044,
+            0o044,
+            "{} is not readable by others: an index must be searchable by another user",
+            p.display()
+        );
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    read_only(&dir.join("idx"));
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+
+    // Root or not, from /proc (no libc call needed).
+    let root = std::fs::read_to_string("/proc/self/status")
+        .unwrap()
+        .lines()
+        .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0"));
+    let run = |args: &[&str]| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_indexer"));
+        cmd.args(args)
+            .current_dir(dir)
+            .env("INDEXER_RUNTIME", runtime())
+            .env("NO_COLOR", "1");
+        if root {
+            cmd.uid(65534).gid(65534);
+        }
+        cmd.output().unwrap()
+    };
+    let o = run(&[
+        "--index",
+        "idx",
+        "query",
+        "Bose-Einstein condensation",
+        "-b",
+        "3",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("docs/revtex.pdf"), "{}", stdout(&o));
+    let o = run(&["--index", "idx", "stats"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    let o = run(&["--index", "idx", "ingest", "more", "--quiet"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("Permission denied"), "{err}");
+    assert!(
+        err.contains("hint: the index folder is not writable")
+            && err.contains("read-only index works"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(dir.join("idx/MANIFEST")).unwrap(), before);
+
+    // Writable again (for the temporary folder's removal, too).
+    fn writable(p: &std::path::Path) {
+        let meta = std::fs::metadata(p).unwrap();
+        std::fs::set_permissions(
+            p,
+            std::fs::Permissions::from_mode(if meta.is_dir() { 0o755 } else { 0o644 }),
+        )
+        .unwrap();
+        if meta.is_dir() {
+            for e in std::fs::read_dir(p).unwrap() {
+                writable(&e.unwrap().path());
+            }
+        }
+    }
+    writable(&dir.join("idx"));
 }

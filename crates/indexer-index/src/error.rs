@@ -111,13 +111,13 @@ fn write_failure_hint(e: &Error) -> Option<String> {
         match kind {
             Some(StorageFull | QuotaExceeded | FileTooLarge) => {
                 return Some(
-                    "the disk is full (or a file size limit was reached): free space and run                      indexer ingest again; the index keeps its last complete generation, which                      stays readable"
+                    "the disk is full (or a file size limit was reached): free space and run indexer ingest again; the index keeps its last complete generation, which stays readable"
                         .into(),
                 );
             }
             Some(ReadOnlyFilesystem | PermissionDenied) => {
                 return Some(
-                    "the index folder is not writable: fix its permissions or ingest into                      another --index folder; searching a read-only index works"
+                    "the index folder is not writable: fix its permissions or ingest into another --index folder; searching a read-only index works"
                         .into(),
                 );
             }

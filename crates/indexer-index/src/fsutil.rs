@@ -144,6 +144,35 @@ pub(crate) fn link_tantivy_dir(from: &Path, to: &Path) -> Result<usize> {
 }
 
 /// fsyncs every file in `dir` and the folder itself.
+/// Gives every file of `dir` the read permissions `reference` has (a file of ours, created
+/// with the process's umask). tantivy writes its `meta.json` and `.managed.json` through
+/// temporary files, which are readable by their owner only: an index built by one user and
+/// searched by another (a server's user) would fail on them.
+#[cfg(unix)]
+pub(crate) fn share_reads_like(dir: &Path, reference: &Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let want = fs::metadata(reference)
+        .map_err(Error::io("cannot read", reference))?
+        .permissions()
+        .mode()
+        & 0o444;
+    for e in fs::read_dir(dir).map_err(Error::io("cannot read", dir))? {
+        let p = e.map_err(Error::io("cannot read", dir))?.path();
+        let meta = fs::metadata(&p).map_err(Error::io("cannot read", &p))?;
+        let mode = meta.permissions().mode();
+        if meta.is_file() && mode & want != want {
+            fs::set_permissions(&p, fs::Permissions::from_mode(mode | want))
+                .map_err(Error::io("cannot change the permissions of", &p))?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+pub(crate) fn share_reads_like(_dir: &Path, _reference: &Path) -> Result<()> {
+    Ok(())
+}
+
 pub(crate) fn sync_tree(dir: &Path) -> Result<()> {
     for e in fs::read_dir(dir).map_err(Error::io("cannot list", dir))? {
         let e = e.map_err(Error::io("cannot list", dir))?;

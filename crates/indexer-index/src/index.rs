@@ -1,5 +1,6 @@
 //! The reader: one complete generation, pinned for as long as the `Index` lives.
 
+use crate::committed_dir::CommittedDir;
 use crate::error::{Error, Result};
 use crate::fsutil::{self, CROPS};
 use crate::graph::{self, Graph, HnswParams};
@@ -272,7 +273,9 @@ impl Index {
         };
         let fields = Fields::load();
         let tdir = dir.join(&manifest.tantivy.dir);
-        let tindex = tantivy::Index::open_in_dir(&tdir).map_err(Error::tantivy(&tdir))?;
+        let committed = CommittedDir::open(&tdir)
+            .map_err(|e| Error::tantivy(&tdir)(tantivy::TantivyError::from(e)))?;
+        let tindex = tantivy::Index::open(committed).map_err(Error::tantivy(&tdir))?;
         if tindex.schema() != fields.schema {
             return Err(Error::corrupt(
                 &tdir,

@@ -27,6 +27,7 @@
 //! assert_eq!(set.vectors, vec![1.0, 0.0]);
 //! ```
 
+mod committed_dir;
 mod error;
 mod fsutil;
 mod graph;

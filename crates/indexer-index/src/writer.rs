@@ -467,6 +467,7 @@ impl Writer {
         };
         fs::write(p.gen_dir.join(GEN_MANIFEST), manifest.to_json())
             .map_err(Error::io("cannot write", &p.gen_dir.join(GEN_MANIFEST)))?;
+        fsutil::share_reads_like(&p.tantivy_dir, &p.gen_dir.join(GEN_MANIFEST))?;
         fsutil::sync_tree(&p.gen_dir)?;
         crate::manifest::sync_dir(&self.dir)?;
         // The commit point: before this rename readers see the previous generation, after it
