@@ -7,7 +7,7 @@
 //! (`--llm-option response_format=...`) that the server turns into a grammar: the model can
 //! then only write one sentence, token by token, as any answer streams.
 
-use super::serve::{Guard, Server, free_port, http};
+use super::serve::{Guard, Server, free_port, heavy_lock, http, http_timeout};
 use super::{indexer_with, json, stderr, stdout};
 use serde_json::Value;
 use std::net::SocketAddr;
@@ -67,7 +67,16 @@ impl LlmServer {
         cmd.args(["-m", "llama_cpp.server", "--model"])
             .arg(&gguf)
             .args(["--host", "127.0.0.1", "--port", &port.to_string()])
-            .args(["--model_alias", "smollm2", "--n_threads", "2"])
+            // One thread: llama.cpp's threads spin while they wait for each other, which on a
+            // busy machine (the rest of the suite runs beside) slows an answer a hundredfold.
+            .args([
+                "--model_alias",
+                "smollm2",
+                "--n_threads",
+                "1",
+                "--n_threads_batch",
+                "1",
+            ])
             .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -159,6 +168,7 @@ fn sse_events(body: &str) -> Vec<(String, Value)> {
 
 #[test]
 fn ask_over_a_real_model_server() {
+    let _heavy = heavy_lock();
     let t = tempfile::tempdir().unwrap();
     let dir = t.path();
     std::fs::create_dir_all(dir.join("docs")).unwrap();
@@ -179,7 +189,17 @@ fn ask_over_a_real_model_server() {
     let url_owned = llm.url.clone();
     let url = url_owned.as_str();
     let forced = forced_options();
-    let mut base = vec!["--llm-url", url, "-b", "3", "--max-tokens", "48"];
+    // A generous time limit: the suite runs other heavy tests beside this one.
+    let mut base = vec![
+        "--llm-url",
+        url,
+        "-b",
+        "3",
+        "--max-tokens",
+        "48",
+        "--llm-timeout",
+        "900",
+    ];
     base.extend(strs(&forced));
 
     // Text: the answer streams to stdout, then the sources it cites; a citation of no
@@ -342,7 +362,18 @@ fn ask_over_a_real_model_server() {
     // time limit ends the wait.
     llm.signal("-STOP");
     let t0 = Instant::now();
-    let o = ask(dir, &[&base[..], &["--llm-timeout", "2"]].concat(), &[]);
+    let mut slow = vec![
+        "--llm-url",
+        url,
+        "-b",
+        "3",
+        "--max-tokens",
+        "48",
+        "--llm-timeout",
+        "2",
+    ];
+    slow.extend(strs(&forced));
+    let o = ask(dir, &slow, &[]);
     let took = t0.elapsed();
     llm.signal("-CONT");
     assert_eq!(o.status.code(), Some(2));
@@ -356,10 +387,18 @@ fn ask_over_a_real_model_server() {
     // POST /ask: server-sent events, evidence first, the answer in pieces, then done.
     let mut serve_args = vec!["--llm-url", url];
     serve_args.extend(strs(&forced));
-    serve_args.extend(["--max-tokens", "48"]);
+    serve_args.extend(["--max-tokens", "48", "--llm-timeout", "900"]);
     let server = Server::start(dir, &dir.join("idx"), &serve_args);
     let body = br#"{"q": "How do the tiles of a mosaic plot show counts?", "budget": 3, "fields": "rank,doc,page,kind,url"}"#;
-    let r = http(server.addr, "POST", "/ask", &[], Some(body)).unwrap();
+    let r = http_timeout(
+        server.addr,
+        "POST",
+        "/ask",
+        &[],
+        Some(body),
+        Duration::from_secs(900),
+    )
+    .unwrap();
     assert_eq!(r.status, 200, "{}\n{}", r.text(), server.log_text());
     assert!(
         r.header("content-type")
@@ -447,6 +486,7 @@ fn ask_over_a_real_model_server() {
 
 #[test]
 fn keys_and_small_context_windows() {
+    let _heavy = heavy_lock();
     let t = tempfile::tempdir().unwrap();
     let dir = t.path();
     std::fs::create_dir_all(dir.join("docs")).unwrap();
@@ -457,7 +497,16 @@ fn keys_and_small_context_windows() {
     let llm = LlmServer::start(dir, &["--n_ctx", "768", "--api_key", key]);
     let url = llm.url.as_str();
     let forced = forced_options();
-    let mut base = vec!["--llm-url", url, "--max-tokens", "48", "--images", "never"];
+    let mut base = vec![
+        "--llm-url",
+        url,
+        "--max-tokens",
+        "48",
+        "--images",
+        "never",
+        "--llm-timeout",
+        "900",
+    ];
     base.extend(strs(&forced));
 
     // No key: 401, and the hint names the variable to set.

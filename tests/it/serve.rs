@@ -11,8 +11,8 @@ use std::process::{Command, Stdio};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-/// The browser and load tests each load both cores; run them one at a time so the timeouts
-/// of one do not depend on the other.
+/// The browser, load and model-server tests each load the cores; run them one at a time so
+/// the timeouts of one do not depend on the others.
 pub fn heavy_lock() -> MutexGuard<'static, ()> {
     static HEAVY: Mutex<()> = Mutex::new(());
     HEAVY.lock().unwrap_or_else(|e| e.into_inner())
@@ -166,8 +166,20 @@ pub fn http(
     headers: &[(&str, &str)],
     body: Option<&[u8]>,
 ) -> std::io::Result<Reply> {
+    http_timeout(addr, method, path, headers, body, Duration::from_secs(30))
+}
+
+/// [`http`] with another read timeout (an answer that waits for a model server).
+pub fn http_timeout(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<&[u8]>,
+    read_timeout: Duration,
+) -> std::io::Result<Reply> {
     let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(5))?;
-    s.set_read_timeout(Some(Duration::from_secs(30)))?;
+    s.set_read_timeout(Some(read_timeout))?;
     s.set_nodelay(true)?;
     let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
     for (k, v) in headers {
