@@ -273,35 +273,8 @@ impl Index {
         };
         let fields = Fields::load();
         let tdir = dir.join(&manifest.tantivy.dir);
-        let committed = CommittedDir::open(&tdir)
-            .map_err(|e| Error::tantivy(&tdir)(tantivy::TantivyError::from(e)))?;
-        let tindex = tantivy::Index::open(committed).map_err(Error::tantivy(&tdir))?;
-        if tindex.schema() != fields.schema {
-            return Err(Error::corrupt(
-                &tdir,
-                "tantivy schema differs from index_schema/schema-v1.toml",
-            ));
-        }
-        let reader = tindex
-            .reader_builder()
-            .reload_policy(ReloadPolicy::Manual)
-            .try_into()
-            .map_err(Error::tantivy(&tdir))?;
-        let searcher = reader.searcher();
-        let ordinals = searcher
-            .segment_readers()
-            .iter()
-            .map(|s| s.fast_fields().u64("ordinal"))
-            .collect::<tantivy::Result<Vec<_>>>()
-            .map_err(Error::tantivy(&tdir))?;
-        let mut parser =
-            QueryParser::for_index(&tindex, fields.searched.iter().map(|(f, _)| *f).collect());
-        for (f, boost) in &fields.searched {
-            parser.set_field_boost(*f, *boost);
-        }
-        let stemmer = tindex
-            .tokenizer_for_field(fields.searched[0].0)
-            .map_err(Error::tantivy(&tdir))?;
+        let (reader, searcher, ordinals, parser, stemmer) =
+            guarded(&tdir, || open_tantivy(&tdir, &fields))?;
         let store = Store::open(dir, &manifest.store, manifest.dim)?;
         let rows = store.rows();
         let mut live = vec![0u64; rows.div_ceil(64)];
@@ -454,19 +427,21 @@ impl Index {
 
     /// The ordinal of a note id, if the note is live.
     pub fn ordinal(&self, id: &str) -> Result<Option<usize>> {
-        let q = TermQuery::new(
-            Term::from_field_text(self.fields.id, id),
-            IndexRecordOption::Basic,
-        );
-        let top = self
-            .searcher
-            .search(&q, &TopDocs::with_limit(1).order_by_score())
-            .map_err(Error::tantivy(&self.dir))?;
-        Ok(top.first().and_then(|(_, addr)| {
-            self.ordinals[addr.segment_ord as usize]
-                .first(addr.doc_id)
-                .map(|o| o as usize)
-        }))
+        guarded(&self.tantivy_dir(), || {
+            let q = TermQuery::new(
+                Term::from_field_text(self.fields.id, id),
+                IndexRecordOption::Basic,
+            );
+            let top = self
+                .searcher
+                .search(&q, &TopDocs::with_limit(1).order_by_score())
+                .map_err(Error::tantivy(&self.dir))?;
+            Ok(top.first().and_then(|(_, addr)| {
+                self.ordinals[addr.segment_ord as usize]
+                    .first(addr.doc_id)
+                    .map(|o| o as usize)
+            }))
+        })
     }
 
     /// The live note with this id.
@@ -578,18 +553,37 @@ impl Index {
     /// The prefix and typo expansions `matching` asks for of the words of `text`, for
     /// [`Index::bm25_expanded`] and [`CandidateQuery::expansions`].
     pub fn expand(&self, text: &str, matching: Matching) -> Result<Expansions> {
-        matching::expand(
-            &self.searcher,
-            &self.fields.searched,
-            &mut self.stemmer.clone(),
-            text,
-            matching,
-        )
-        .map_err(Error::tantivy(&self.dir))
+        guarded(&self.tantivy_dir(), || {
+            matching::expand(
+                &self.searcher,
+                &self.fields.searched,
+                &mut self.stemmer.clone(),
+                text,
+                matching,
+            )
+            .map_err(Error::tantivy(&self.dir))
+        })
+    }
+
+    /// The tantivy folder of this generation.
+    fn tantivy_dir(&self) -> PathBuf {
+        self.dir.join(&self.manifest.tantivy.dir)
     }
 
     /// BM25 top-k with the words as typed and their expansions.
     pub fn bm25_expanded(
+        &self,
+        text: &str,
+        k: usize,
+        filter: &Filter,
+        expansions: Option<&Expansions>,
+    ) -> Result<Vec<(usize, f32)>> {
+        guarded(&self.tantivy_dir(), || {
+            self.bm25_search(text, k, filter, expansions)
+        })
+    }
+
+    fn bm25_search(
         &self,
         text: &str,
         k: usize,
@@ -897,4 +891,58 @@ fn score(hits: &mut [Candidate], fusion: Fusion) {
             }
         }
     }
+}
+
+/// The parts of a generation's tantivy index a reader keeps.
+type TantivyParts = (
+    IndexReader,
+    Searcher,
+    Vec<tantivy::columnar::Column<u64>>,
+    QueryParser,
+    tantivy::tokenizer::TextAnalyzer,
+);
+
+fn open_tantivy(tdir: &Path, fields: &Fields) -> Result<TantivyParts> {
+    let committed = CommittedDir::open(tdir)
+        .map_err(|e| Error::tantivy(tdir)(tantivy::TantivyError::from(e)))?;
+    let tindex = tantivy::Index::open(committed).map_err(Error::tantivy(tdir))?;
+    if tindex.schema() != fields.schema {
+        return Err(Error::corrupt(
+            tdir,
+            "tantivy schema differs from index_schema/schema-v1.toml",
+        ));
+    }
+    let reader = tindex
+        .reader_builder()
+        .reload_policy(ReloadPolicy::Manual)
+        .try_into()
+        .map_err(Error::tantivy(tdir))?;
+    let searcher = reader.searcher();
+    let ordinals = searcher
+        .segment_readers()
+        .iter()
+        .map(|s| s.fast_fields().u64("ordinal"))
+        .collect::<tantivy::Result<Vec<_>>>()
+        .map_err(Error::tantivy(tdir))?;
+    let mut parser =
+        QueryParser::for_index(&tindex, fields.searched.iter().map(|(f, _)| *f).collect());
+    for (f, boost) in &fields.searched {
+        parser.set_field_boost(*f, *boost);
+    }
+    let stemmer = tindex
+        .tokenizer_for_field(fields.searched[0].0)
+        .map_err(Error::tantivy(tdir))?;
+    Ok((reader, searcher, ordinals, parser, stemmer))
+}
+
+/// Runs tantivy code on files that may be damaged. tantivy asserts on some damage instead of
+/// returning an error (a segment file cut short panics in `FileSlice`, found by fuzzing the
+/// index files); a damaged index must be an error that names it, never a crash.
+pub(crate) fn guarded<T>(tdir: &Path, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|_| {
+        Err(Error::corrupt(
+            tdir,
+            "tantivy cannot read its files: they are damaged (ingest into a new index)",
+        ))
+    })
 }

@@ -87,13 +87,25 @@ pub(crate) fn markup_document(
     let src = String::from_utf8(bytes).map_err(|_| Error::NotUtf8 {
         path: path.to_path_buf(),
     })?;
+    Ok(parse_markup(&src, doc_id, kind, opts, counter))
+}
+
+/// Parses Markdown, HTML or text (`kind`; a PDF is read as text) from memory into notes, as
+/// [`parse_file`] does for a file of that type.
+pub fn parse_markup(
+    src: &str,
+    doc_id: &str,
+    kind: FileType,
+    opts: &IngestOptions,
+    counter: &dyn TokenCounter,
+) -> ParsedDocument {
     let m = match kind {
-        FileType::Markdown => markup::markdown(&src),
-        FileType::Html => markup::html(&src),
-        _ => markup::text(&src),
+        FileType::Markdown => markup::markdown(src),
+        FileType::Html => markup::html(src),
+        _ => markup::text(src),
     };
     let notes = notes::build_notes(doc_id, &m.paras, &m.figures, opts, counter);
-    Ok(ParsedDocument {
+    ParsedDocument {
         doc: doc_id.to_string(),
         hash: String::new(),
         title: m.title,
@@ -101,5 +113,5 @@ pub(crate) fn markup_document(
         pages_without_text: Vec::new(),
         notes,
         warnings: Vec::new(),
-    })
+    }
 }

@@ -34,7 +34,7 @@ mod notes;
 mod options;
 mod pdf;
 
-pub use document::parse_file;
+pub use document::{parse_file, parse_markup};
 pub use error::{Error, Result};
 pub use options::{Chunking, FileType, IngestOptions, Progress, supported};
 pub use pdf::crops::{crop_file_prefix, remove_stale_crops};

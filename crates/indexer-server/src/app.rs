@@ -7,7 +7,7 @@ use crate::request::{ApiSearch, SearchQuery, SearchQueryGet};
 use crate::response::{Links, SearchAnswer};
 use crate::{page, response};
 use axum::body::Bytes;
-use axum::extract::rejection::{BytesRejection, QueryRejection};
+use axum::extract::rejection::{BytesRejection, PathRejection, QueryRejection};
 use axum::extract::{ConnectInfo, DefaultBodyLimit, Path, Query, Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
@@ -160,6 +160,7 @@ pub fn router(engine: Arc<Engine>, cfg: ServerConfig) -> Router {
         .route("/documents/{*doc}", get(document_file))
         .route("/stats", get(stats))
         .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
         .with_state(state)
         .layer(DefaultBodyLimit::max(max_body))
         .layer(axum::middleware::from_fn(
@@ -245,6 +246,25 @@ async fn time_limit(req: Request, next: Next, limit: Duration) -> Response {
     }
 }
 
+/// A path that does not decode (a bad percent-escape, not UTF-8), in the error format (axum's
+/// own answer is plain text; found by fuzzing the router).
+fn bad_path(e: PathRejection) -> ApiError {
+    ApiError::bad_request(
+        "bad_path",
+        format!("the path cannot be read: {}", e.body_text()),
+    )
+}
+
+/// A route asked with a method it does not take, in the error format (axum's own answer is
+/// plain text; found by fuzzing the router).
+async fn method_not_allowed() -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        "this endpoint does not take that method (GET and POST /search, POST /ask, GET for the rest)",
+    )
+}
+
 async fn not_found() -> ApiError {
     ApiError::not_found("route_not_found", "no such endpoint")
 }
@@ -291,8 +311,9 @@ async fn documents(State(st): State<Shared>) -> Result<Json<response::Documents>
 /// `/documents/{doc}/file`: the original file of a document of the index, from `docs_root`.
 async fn document_file(
     State(st): State<Shared>,
-    Path(rest): Path<String>,
+    rest: Result<Path<String>, PathRejection>,
 ) -> Result<Response, ApiError> {
+    let Path(rest) = rest.map_err(bad_path)?;
     let Some(doc) = rest.strip_suffix("/file").map(str::to_string) else {
         return Err(ApiError::not_found("route_not_found", "no such endpoint"));
     };
@@ -330,8 +351,9 @@ async fn document_file(
 /// (`#` must be); a raw `/` works too.
 async fn note_or_image(
     State(st): State<Shared>,
-    Path(rest): Path<String>,
+    rest: Result<Path<String>, PathRejection>,
 ) -> Result<Response, ApiError> {
+    let Path(rest) = rest.map_err(bad_path)?;
     blocking(&st, move |st| {
         if let Some(id) = rest.strip_suffix("/image") {
             if let Some(path) = st.engine.image_path(id) {
