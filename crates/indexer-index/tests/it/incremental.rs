@@ -184,3 +184,63 @@ fn parse_settings_are_kept_per_document_across_commits() {
     assert_eq!(with["a.pdf"], "");
     assert_eq!(with["b.pdf"], "crops=off");
 }
+
+/// A reader that holds a generation (as `indexer serve` does) while a writer compacts the
+/// store and collects garbage keeps answering from its generation, whole; a reader opened
+/// after sees the compacted one.
+#[test]
+fn a_reader_keeps_its_generation_while_the_writer_compacts() {
+    let dim = 4;
+    let dir = tempfile::tempdir().unwrap();
+    let mut w = Writer::open_or_create(dir.path(), "m", dim).unwrap();
+    let mut seen_compaction = false;
+    for round in 0..6 {
+        let held = Index::open(dir.path()).ok();
+        for d in 0..3 {
+            let (doc, v) = document(
+                &format!("d{d}"),
+                &format!("r{round}"),
+                &texts(&format!("round{round} doc{d}"), 60),
+                |i| {
+                    let mut v = vec![1.0, i as f32 / 60.0, d as f32, 0.5];
+                    normalise(&mut v);
+                    v
+                },
+            );
+            w.upsert(doc, v).unwrap();
+        }
+        let c = w.commit().unwrap();
+        let Some(old) = held else { continue };
+        // The held generation still answers with its own notes, text and vectors.
+        let prev = format!("round{}", round - 1);
+        let hits = old.bm25(&prev, 500, &Filter::default()).unwrap();
+        assert_eq!(
+            hits.len(),
+            180,
+            "round {round}: the held generation lost notes"
+        );
+        for (o, _) in &hits {
+            assert!(old.note_at(*o).unwrap().text.contains(&prev));
+        }
+        let exact = old
+            .candidates(&CandidateQuery {
+                text: &prev,
+                vector: &[1.0, 0.0, 0.0, 0.0],
+                ..Default::default()
+            })
+            .unwrap();
+        assert!(!exact.hits.is_empty());
+        if c.compacted {
+            seen_compaction = true;
+            let new = Index::open(dir.path()).unwrap();
+            assert!(new.generation() > old.generation());
+            assert_eq!(
+                new.bm25(&format!("round{round}"), 500, &Filter::default())
+                    .unwrap()
+                    .len(),
+                180
+            );
+        }
+    }
+    assert!(seen_compaction, "no commit compacted");
+}
