@@ -26,7 +26,8 @@ use std::process::ExitCode;
     about = "Search engine for long documents: evidence sets from PDFs, Markdown, HTML and text"
 )]
 struct Cli {
-    /// Index folder [env: INDEXER_INDEX] [default: ./.indexer, or `index` in ./indexer.toml]
+    /// Index folder, or a Milvus collection as milvus://HOST:PORT/COLLECTION[?crops=DIR]
+    /// [env: INDEXER_INDEX] [default: ./.indexer, or `index` in ./indexer.toml]
     #[arg(long, global = true, value_name = "DIR")]
     index: Option<PathBuf>,
     #[command(subcommand)]
@@ -433,7 +434,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Ask(args) => ask::run(args, &cfg, index_dir),
         Command::Show { note_id, json } => {
             let view = IndexView::open(&index_dir)?;
-            let Some(note) = view.note(&note_id) else {
+            let Some(note) = view.note(&note_id)? else {
                 bail!("no note {note_id:?} in {}", index_dir.display());
             };
             let mut out = std::io::stdout().lock();
@@ -448,7 +449,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Stats { json } => {
             let view = IndexView::open(&index_dir)?;
             let mut out = std::io::stdout().lock();
-            output::stats(&mut out, &view, &index_dir, json)?;
+            output::stats(&mut out, &output::StatsReport::of(&view)?, &index_dir, json)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Export {
@@ -456,7 +457,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         } => {
             let view = IndexView::open(&index_dir)?;
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            for note in view.notes() {
+            for note in view.notes()? {
                 serde_json::to_writer(&mut out, &note)?;
                 writeln!(out)?;
             }

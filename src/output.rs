@@ -200,11 +200,29 @@ pub fn show_note(out: &mut dyn Write, n: &Note, view: &IndexView) -> Result<()> 
     Ok(())
 }
 
-pub fn stats(out: &mut dyn Write, index: &IndexView, dir: &Path, json: bool) -> Result<()> {
-    let s = index.stats();
-    let failures = index.failures();
+/// What `indexer stats` prints, read from the index before printing (a Milvus index is asked
+/// over the network, and can fail).
+pub struct StatsReport {
+    pub stats: indexer_engine::Stats,
+    pub failures: Vec<indexer_engine::FailureInfo>,
+    pub documents: Vec<indexer_engine::DocumentInfo>,
+}
+
+impl StatsReport {
+    pub fn of(index: &IndexView) -> indexer_engine::Result<StatsReport> {
+        Ok(StatsReport {
+            stats: index.stats()?,
+            failures: index.failures()?,
+            documents: index.documents()?,
+        })
+    }
+}
+
+pub fn stats(out: &mut dyn Write, report: &StatsReport, dir: &Path, json: bool) -> Result<()> {
+    let s = &report.stats;
+    let failures = &report.failures;
     if json {
-        let v = serde_json::json!({ "index": dir, "stats": s, "documents": index.documents(), "failures": failures });
+        let v = serde_json::json!({ "index": dir, "stats": s, "documents": report.documents, "failures": failures });
         serde_json::to_writer_pretty(&mut *out, &v)?;
         writeln!(out)?;
         return Ok(());

@@ -7,6 +7,7 @@ mod ask;
 mod browser;
 mod faults;
 mod load;
+mod milvus;
 mod mutants;
 mod serve;
 

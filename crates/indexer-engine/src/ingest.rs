@@ -5,9 +5,9 @@
 //! batches, each batch committed as a complete index generation, so a crash or kill loses at
 //! most the batch in flight and never leaves a half-written generation.
 
+use crate::sink::{LocalSink, Sink};
 use crate::{Error, Result};
 use indexer_embed::Encoder;
-use indexer_index::Writer;
 use indexer_ingest::{IngestOptions, WorkerPool};
 use indexer_notes::ParsedDocument;
 use serde::Serialize;
@@ -272,11 +272,21 @@ pub fn ingest(
 ) -> Result<IngestSummary> {
     let t0 = Instant::now();
     let mut summary = IngestSummary::default();
-    std::fs::create_dir_all(&cfg.index_dir).map_err(|e| Error::Input {
-        path: cfg.index_dir.clone(),
-        message: e.to_string(),
-    })?;
-    let mut writer = Writer::open_or_create(&cfg.index_dir, encoder.model_id(), encoder.dim())?;
+    let location = crate::IndexLocation::of(&cfg.index_dir)?;
+    let mut writer: Box<dyn Sink> = match &location {
+        crate::IndexLocation::Dir(dir) => {
+            std::fs::create_dir_all(dir).map_err(|e| Error::Input {
+                path: dir.clone(),
+                message: e.to_string(),
+            })?;
+            Box::new(LocalSink::open(dir, encoder.model_id(), encoder.dim())?)
+        }
+        crate::IndexLocation::Milvus(url) => Box::new(crate::milvus::MilvusSink::open(
+            url,
+            encoder.model_id(),
+            encoder.dim(),
+        )?),
+    };
     let (found, skipped, roots) = walk(inputs, &cfg.base, &cfg.index_dir)?;
     summary.skipped = skipped;
 
@@ -288,10 +298,7 @@ pub fn ingest(
     writer.set_parse_settings(&settings);
     // Files that failed last time are tried again (the runtime or the parser may have been
     // fixed since); a failure is cheap to repeat and must keep being reported.
-    let failed_before: BTreeSet<String> = match indexer_index::Index::open(&cfg.index_dir) {
-        Ok(index) => index.failures().into_iter().map(|f| f.doc).collect(),
-        Err(_) => BTreeSet::new(),
-    };
+    let failed_before = writer.failed_before();
     let mut todo: Vec<(Found, String, bool)> = Vec::new(); // (file, hash, is_update)
     let mut failed_hashing = Vec::new();
     for f in &found {
@@ -416,7 +423,7 @@ pub fn ingest(
                         doc: doc.clone(),
                         notes: parsed.notes.len(),
                     });
-                    writer.upsert(parsed, vectors)?;
+                    writer.upsert(parsed, vectors, &contextual)?;
                     if *is_update {
                         summary.updated.push(doc)
                     } else {
@@ -435,9 +442,9 @@ pub fn ingest(
             since_commit += 1;
         }
         if since_commit >= cfg.commit_every_files || last_commit.elapsed() >= cfg.commit_every {
-            let stats = writer.commit()?;
+            let generation = writer.commit()?;
             on_event(IngestEvent::Committed {
-                generation: stats.generation,
+                generation,
                 files: since_commit,
             });
             remove_stale_crops(&crop_dir, &mut stale_crops);
@@ -447,16 +454,16 @@ pub fn ingest(
         }
     }
     if dirty || writer.generation() == 0 {
-        let stats = writer.commit()?;
+        let generation = writer.commit()?;
         on_event(IngestEvent::Committed {
-            generation: stats.generation,
+            generation,
             files: since_commit,
         });
         remove_stale_crops(&crop_dir, &mut stale_crops);
     }
     summary.generation = writer.generation();
+    summary.notes_total = writer.notes_total()?;
     drop(writer);
-    summary.notes_total = indexer_index::Index::open(&cfg.index_dir)?.len();
     summary.seconds = t0.elapsed().as_secs_f64();
     Ok(summary)
 }

@@ -15,9 +15,13 @@
 //! ```
 
 mod ask;
+mod backend;
 mod ingest;
+mod location;
+mod milvus;
 mod pages;
 mod search;
+mod sink;
 mod snippet;
 mod texts;
 mod view;
@@ -43,6 +47,7 @@ pub use ingest::{
     Failure, FileWarning, IngestConfig, IngestEvent, IngestSummary, chunk_tokens, default_chunking,
     ingest,
 };
+pub use location::IndexLocation;
 pub use pages::{GroupBy, NOTES_PER_PAGE, PageResponse, PageResult};
 pub use search::{
     DEFAULT_BUDGET, DEFAULT_CANDIDATES, DEFAULT_MATCHING, DEFAULT_SELECTOR, DEFAULT_SNIPPET_CHARS,
@@ -87,6 +92,9 @@ pub enum Error {
     Embed(#[from] indexer_embed::Error),
     #[error(transparent)]
     Index(#[from] indexer_index::Error),
+    /// The index on a Milvus server.
+    #[error(transparent)]
+    Milvus(#[from] indexer_milvus::Error),
     #[error(transparent)]
     Ingest(#[from] indexer_ingest::Error),
     #[error(transparent)]
@@ -126,6 +134,7 @@ impl Hint for Error {
             Error::Runtime(e) => e.hint(),
             Error::Embed(e) => e.hint(),
             Error::Index(e) => e.hint(),
+            Error::Milvus(e) => e.hint(),
             Error::Ingest(e) => e.hint(),
             Error::Llm(e) => e.hint(),
             Error::BadRequest(_) | Error::Input { .. } | Error::Rerank(_) => None,
@@ -144,6 +153,7 @@ impl Error {
             | Error::ModelNotInstalled { .. } => true,
             Error::Embed(e) => e.is_user_error(),
             Error::Index(e) => e.is_user_error(),
+            Error::Milvus(e) => e.is_user_error(),
             Error::Ingest(e) => e.is_user_error(),
             Error::Rerank(_) => true,
             Error::Llm(e) => e.is_user_error(),

@@ -1,5 +1,7 @@
 //! Search: a question in, an evidence set out.
 
+use crate::backend::Backend;
+use crate::location::IndexLocation;
 use crate::snippet::{QueryTerm, Snippet, query_terms, snippet, snippet_source};
 use crate::view::IndexView;
 use crate::{Error, Result};
@@ -131,22 +133,23 @@ pub fn parse_pages(s: &str) -> Result<(u32, u32)> {
 /// An open index with its encoder, ready to answer. Shared between threads; picks up new
 /// index generations with [`Engine::refresh`].
 pub struct Engine {
-    dir: PathBuf,
-    index: RwLock<Arc<Index>>,
+    location: IndexLocation,
+    index: RwLock<Backend>,
     encoder: Arc<dyn Encoder>,
 }
 
 impl std::fmt::Debug for Engine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Engine")
-            .field("dir", &self.dir)
+            .field("index", &self.location.to_string())
             .field("model", &self.encoder.model_id())
             .finish()
     }
 }
 
 impl Engine {
-    /// Opens the index in `dir` and the encoder it was built with, from the runtime folder.
+    /// Opens the index in `dir` (a folder, or a `milvus://` URL: [`IndexLocation::of`]) and
+    /// the encoder it was built with, from the runtime folder.
     pub fn open(dir: &Path, runtime: &indexer_runtime::Runtime) -> Result<Engine> {
         Engine::open_concurrent(dir, runtime, 1)
     }
@@ -158,29 +161,31 @@ impl Engine {
         runtime: &indexer_runtime::Runtime,
         sessions: usize,
     ) -> Result<Engine> {
-        let index = Index::open(dir)?;
+        let location = IndexLocation::of(dir)?;
+        let index = Backend::open(&location)?;
         let encoder = load_encoder_for(runtime, index.model_id(), sessions)?;
         Ok(Engine {
-            dir: dir.to_path_buf(),
-            index: RwLock::new(Arc::new(index)),
+            location,
+            index: RwLock::new(index),
             encoder,
         })
     }
 
     /// An engine over an open index with a given encoder (whose model must match the index).
     pub fn with_encoder(dir: &Path, encoder: Arc<dyn Encoder>) -> Result<Engine> {
-        let index = Index::open(dir)?;
+        let location = IndexLocation::of(dir)?;
+        let index = Backend::open(&location)?;
         indexer_embed::check_model_id(index.model_id(), encoder.as_ref())?;
         Ok(Engine {
-            dir: dir.to_path_buf(),
-            index: RwLock::new(Arc::new(index)),
+            location,
+            index: RwLock::new(index),
             encoder,
         })
     }
 
     /// The index generation being served now. A clone of the `Arc`: a search holds it for its
     /// whole duration, so a refresh never changes the generation under a running query.
-    pub(crate) fn index(&self) -> Arc<Index> {
+    pub(crate) fn index(&self) -> Backend {
         self.index.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
@@ -188,20 +193,25 @@ impl Engine {
         &self.encoder
     }
 
-    pub fn dir(&self) -> &Path {
-        &self.dir
+    /// Where the index is.
+    pub fn location(&self) -> &IndexLocation {
+        &self.location
     }
 
     /// Re-opens the index if a newer complete generation exists. Returns whether it changed.
+    /// A Milvus index has no generations: every search reads the collection as it is.
     pub fn refresh(&self) -> Result<bool> {
+        let IndexLocation::Dir(dir) = &self.location else {
+            return Ok(false);
+        };
         let current = self.index().generation();
-        let latest = Index::latest_generation(&self.dir)?;
+        let latest = Index::latest_generation(dir)?;
         if latest == Some(current) || latest.is_none() {
             return Ok(false);
         }
-        let fresh = Index::open(&self.dir)?;
+        let fresh = Index::open(dir)?;
         indexer_embed::check_model_id(fresh.model_id(), self.encoder.as_ref())?;
-        *self.index.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(fresh);
+        *self.index.write().unwrap_or_else(|e| e.into_inner()) = Backend::Local(Arc::new(fresh));
         Ok(true)
     }
 
@@ -219,7 +229,7 @@ impl Engine {
     /// The prefix and typo expansions `matching` asks for of a query's words, in the index
     /// being served now.
     pub fn expand(&self, query: &str, matching: Matching) -> Result<Expansions> {
-        Ok(self.index().expand(query, matching)?)
+        self.index().expand(query, matching)
     }
 
     /// The query's vector as the search embeds it: the query with the words the index does
@@ -240,12 +250,13 @@ impl Engine {
         fusion: Fusion,
         expansions: &Expansions,
     ) -> Result<Pool> {
-        hybrid_pool(&self.index(), query, vector, k, filter, fusion, expansions)
+        self.index()
+            .pool(query, vector, k, filter, fusion, expansions)
     }
 
     /// Every note of the given documents as candidates (the CDS paper's pool), with the cosine
     /// to `vector`; no first-stage ranks.
-    pub fn document_pool(&self, docs: &[String], vector: &[f32]) -> Pool {
+    pub fn document_pool(&self, docs: &[String], vector: &[f32]) -> Result<Pool> {
         let index = self.index();
         let dim = index.dim();
         let mut pool = Pool {
@@ -253,20 +264,19 @@ impl Engine {
             ..Pool::default()
         };
         for d in docs {
-            for (o, note) in index.document_notes(d) {
-                let v = index.vector(o);
+            for (note, v) in index.document_notes(d)? {
                 pool.entries.push(PoolEntry {
                     note,
-                    cosine: indexer_index::dot(v, vector),
+                    cosine: indexer_index::dot(&v, vector),
                     bm25_rank: None,
                     vector_rank: None,
                 });
-                pool.vectors.extend_from_slice(v);
+                pool.vectors.extend_from_slice(&v);
             }
         }
         pool.links = links_among(&pool.entries);
         pool.info = note_info(&pool.entries);
-        pool
+        Ok(pool)
     }
 
     /// Checks a request, embeds its query and takes its candidates: what a note search and
@@ -290,11 +300,10 @@ impl Engine {
         for d in &mut filter.docs {
             *d = view.resolve_document(d)?;
         }
-        let expansions = view.index().expand(query, req.matching)?;
+        let expansions = view.backend().expand(query, req.matching)?;
         let qvec = self.embed_expanded(query, &expansions)?;
         let t_embed = t0.elapsed();
-        let pool = hybrid_pool(
-            view.index(),
+        let pool = view.backend().pool(
             query,
             &qvec,
             req.candidates,
@@ -354,7 +363,7 @@ impl Engine {
     /// The crop image of a note, only if it is a file inside the index's crop folder.
     pub fn image_path(&self, id: &str) -> Option<PathBuf> {
         let view = self.view();
-        view.image_path(&view.note(id)?)
+        view.image_path(&view.note(id).ok()??)
     }
 }
 
@@ -531,7 +540,7 @@ pub(crate) fn hybrid_pool(
 
 /// What the structured selectors need of each entry besides its vector: document (numbered in
 /// order of first appearance), page, kind and the first stage's ranks.
-fn note_info(entries: &[PoolEntry]) -> Vec<NoteInfo> {
+pub(crate) fn note_info(entries: &[PoolEntry]) -> Vec<NoteInfo> {
     let mut docs: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
     entries
         .iter()
@@ -549,7 +558,7 @@ fn note_info(entries: &[PoolEntry]) -> Vec<NoteInfo> {
 }
 
 /// Links between the entries, from the notes' own links.
-fn links_among(entries: &[PoolEntry]) -> Vec<(usize, usize)> {
+pub(crate) fn links_among(entries: &[PoolEntry]) -> Vec<(usize, usize)> {
     let pos: std::collections::HashMap<&str, usize> = entries
         .iter()
         .enumerate()

@@ -90,7 +90,11 @@ impl Engine {
         fusions: &[Fusion],
         expansions: &Expansions,
     ) -> Result<Rankings> {
-        let index = self.index();
+        let crate::backend::Backend::Local(index) = self.index() else {
+            return Err(crate::Error::BadRequest(
+                "BEIR rankings read a local index folder, not a Milvus collection".into(),
+            ));
+        };
         // One search: the candidates hold both lists with their ranks and scores, and are
         // fused again for each fusion.
         let mut hits = index

@@ -1,45 +1,50 @@
 //! A read-only view of one index generation: notes, documents, statistics and crops, without
 //! an encoder (for `show`, `stats`, `export` and the server's document routes).
 
-use crate::{Error, Result};
-use indexer_index::{DocumentInfo, FailureInfo, Index, Stats};
+use crate::backend::Backend;
+use crate::{Error, IndexLocation, Result};
+use indexer_index::{DocumentInfo, FailureInfo, Stats};
 use indexer_notes::Note;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
-/// One complete generation of an index, pinned while the view lives. Cheap to clone.
+/// One complete generation of an index (or a Milvus collection as it is now), pinned while
+/// the view lives. Cheap to clone. A local index answers from memory; a Milvus one asks the
+/// server, so these calls can fail.
 #[derive(Clone)]
 pub struct IndexView {
-    index: Arc<Index>,
+    index: Backend,
 }
 
 impl std::fmt::Debug for IndexView {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("IndexView")
-            .field("dir", &self.index.dir())
+            .field("index", &self.index.location().to_string())
             .field("generation", &self.index.generation())
             .finish()
     }
 }
 
 impl IndexView {
-    /// Opens the newest complete generation of the index in `dir`.
+    /// Opens the newest complete generation of the index in `dir` (a folder, or a
+    /// `milvus://` URL).
     pub fn open(dir: &Path) -> Result<IndexView> {
-        Ok(IndexView::from(Arc::new(Index::open(dir)?)))
+        Ok(IndexView::from(Backend::open(&IndexLocation::of(dir)?)?))
     }
 
-    pub(crate) fn from(index: Arc<Index>) -> IndexView {
+    pub(crate) fn from(index: Backend) -> IndexView {
         IndexView { index }
     }
 
-    pub(crate) fn index(&self) -> &Index {
+    pub(crate) fn backend(&self) -> &Backend {
         &self.index
     }
 
-    pub fn dir(&self) -> &Path {
-        self.index.dir()
+    /// Where the index is.
+    pub fn location(&self) -> IndexLocation {
+        self.index.location()
     }
 
+    /// The generation of a local index (0 on Milvus).
     pub fn generation(&self) -> u64 {
         self.index.generation()
     }
@@ -55,34 +60,34 @@ impl IndexView {
     }
 
     /// Live notes.
-    pub fn len(&self) -> usize {
+    pub fn len(&self) -> Result<usize> {
         self.index.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.index.is_empty()
+    pub fn is_empty(&self) -> Result<bool> {
+        Ok(self.len()? == 0)
     }
 
-    pub fn stats(&self) -> Stats {
+    pub fn stats(&self) -> Result<Stats> {
         self.index.stats()
     }
 
-    pub fn documents(&self) -> Vec<DocumentInfo> {
+    pub fn documents(&self) -> Result<Vec<DocumentInfo>> {
         self.index.documents()
     }
 
     /// Files that failed to parse, with the reason.
-    pub fn failures(&self) -> Vec<FailureInfo> {
+    pub fn failures(&self) -> Result<Vec<FailureInfo>> {
         self.index.failures()
     }
 
-    pub fn note(&self, id: &str) -> Option<Note> {
+    pub fn note(&self, id: &str) -> Result<Option<Note>> {
         self.index.note(id)
     }
 
     /// Every live note, by document then document order.
-    pub fn notes(&self) -> impl Iterator<Item = Note> + '_ {
-        self.index.all_notes().into_iter().map(|(_, n)| n)
+    pub fn notes(&self) -> Result<Vec<Note>> {
+        self.index.all_notes()
     }
 
     /// Where the crop image of a figure or table note of a paged document is, as the note
@@ -105,7 +110,7 @@ impl IndexView {
     /// (so `a.pdf` finds `/home/u/papers/a.pdf`, or `papers/a.pdf` ingested from its
     /// parent). Anything else is [`Error::UnknownDocument`] with the closest ids.
     pub fn resolve_document(&self, doc: &str) -> Result<String> {
-        let docs = self.index.documents();
+        let docs = self.index.documents()?;
         if docs.iter().any(|d| d.doc == doc) {
             return Ok(doc.to_string());
         }

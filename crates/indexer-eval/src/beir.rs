@@ -50,7 +50,10 @@ pub fn run_beir(
     let set = read_beir(dir)?;
     let t0 = Instant::now();
     let reuse = IndexView::open(index_dir)
-        .map(|v| v.stats().documents == set.corpus.len() && v.model_id() == encoder.model_id())
+        .map(|v| {
+            v.stats().is_ok_and(|s| s.documents == set.corpus.len())
+                && v.model_id() == encoder.model_id()
+        })
         .unwrap_or(false);
     let mut index_seconds = 0.0;
     if !reuse {

@@ -340,7 +340,7 @@ pub fn run_eval(
         .map_err(io_err(&results))?;
     let documents: HashSet<String> = engine
         .view()
-        .documents()
+        .documents()?
         .into_iter()
         .filter(|d| d.notes > 0)
         .map(|d| d.doc)
@@ -396,7 +396,7 @@ pub fn run_eval(
                 continue;
             }
             let pool = match pool_mode {
-                PoolMode::All => engine.document_pool(&q.docs, &qvec),
+                PoolMode::All => engine.document_pool(&q.docs, &qvec)?,
                 PoolMode::Hybrid => engine.hybrid_pool(
                     &q.question,
                     &qvec,

@@ -95,7 +95,7 @@ mod tests {
     fn the_fixture_index_answers() {
         let f = fixture();
         let view = f.engine.view();
-        assert_eq!(view.documents().len(), 3);
+        assert_eq!(view.documents().unwrap().len(), 3);
         let r = f
             .engine
             .search(&indexer_engine::SearchRequest::new("mosaic plot tiles"))

@@ -221,7 +221,7 @@ pub fn store(data: &[u8]) {
     let _ = view.stats();
     let _ = view.documents();
     let _ = view.failures();
-    for n in view.notes() {
+    for n in view.notes().unwrap_or_default() {
         let _ = view.note(&n.id);
     }
     if let Ok(engine) = indexer_engine::Engine::with_encoder(&dir, f.engine.encoder().clone()) {

@@ -177,7 +177,7 @@ fn main() {
         .unwrap_or_else(|| temp.path().join("index"));
     build(&dir, encoder.as_ref(), n_notes, &words);
     let engine = Arc::new(Engine::with_encoder(&dir, encoder).unwrap());
-    let notes = engine.view().len();
+    let notes = engine.view().len().expect("count the notes");
 
     // Queries: words of SciFact claims; the last one of 5+ letters cut to 3.
     let claims = json_texts(&scifact().join("queries.jsonl"), "text");

@@ -276,7 +276,7 @@ async fn health(State(st): State<Shared>) -> Result<Json<response::Health>, ApiE
             status: "ok",
             generation: index.generation(),
             model: index.model_id().to_string(),
-            notes: index.len(),
+            notes: index.len()?,
         }))
     })
     .await
@@ -286,8 +286,8 @@ async fn stats(State(st): State<Shared>) -> Result<Json<response::Stats>, ApiErr
     blocking(&st, |st| {
         let index = st.engine.view();
         Ok(Json(response::Stats {
-            stats: index.stats(),
-            failures: index.failures(),
+            stats: index.stats()?,
+            failures: index.failures()?,
         }))
     })
     .await
@@ -299,7 +299,7 @@ async fn documents(State(st): State<Shared>) -> Result<Json<response::Documents>
         let documents = st
             .engine
             .view()
-            .documents()
+            .documents()?
             .into_iter()
             .map(|d| response::Document::new(d, &links))
             .collect();
@@ -325,7 +325,7 @@ async fn document_file(
                 "this server does not serve document files",
             )
         })?;
-        if !st.engine.view().documents().iter().any(|d| d.doc == doc) {
+        if !st.engine.view().documents()?.iter().any(|d| d.doc == doc) {
             return Err(missing());
         }
         let path = safe_child(root, &doc).ok_or_else(missing)?;
@@ -361,7 +361,7 @@ async fn note_or_image(
                     .map_err(|e| ApiError::internal(format!("{}: {e}", path.display())))?;
                 return Ok(([(header::CONTENT_TYPE, "image/png")], bytes).into_response());
             }
-            if st.engine.view().note(id).is_none() {
+            if st.engine.view().note(id)?.is_none() {
                 return Err(ApiError::not_found(
                     "note_not_found",
                     format!("no note {id:?}"),
@@ -373,7 +373,7 @@ async fn note_or_image(
             ));
         }
         let note =
-            st.engine.view().note(&rest).ok_or_else(|| {
+            st.engine.view().note(&rest)?.ok_or_else(|| {
                 ApiError::not_found("note_not_found", format!("no note {rest:?}"))
             })?;
         let crop_url = st

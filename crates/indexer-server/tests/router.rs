@@ -148,7 +148,7 @@ async fn health_stats_documents() {
     assert_eq!(v["status"], "ok");
     assert_eq!(
         v["notes"].as_u64().unwrap() as usize,
-        fixture().engine.view().len()
+        fixture().engine.view().len().unwrap()
     );
     let (s, v) = get("/stats").await;
     assert_eq!(s, StatusCode::OK);
