@@ -198,7 +198,10 @@ impl MilvusIndex {
         fusion: Fusion,
     ) -> Result<Pool> {
         let f = milvus_filter(filter);
-        let bm25 = self.col.bm25(query, k, &f)?;
+        // Milvus indexes the terms of a local index's BM25 fields (see `MilvusSink`), so the
+        // question is analysed the same way.
+        let terms = indexer_index::analyze(query).join(" ");
+        let bm25 = self.col.bm25(&terms, k, &f)?;
         let near = self.col.nearest(vector, k, &f)?;
         let mut hits: Vec<Candidate> = Vec::new();
         let mut found: Vec<(Note, Vec<f32>)> = Vec::new();
@@ -364,12 +367,20 @@ impl Sink for MilvusSink {
             .zip(searched)
         {
             *by_kind.entry(n.kind).or_default() += 1;
+            // The terms a local index's BM25 fields hold (stemmed as tantivy's `en_stem`
+            // stems them, so that any Milvus analyser only splits them): the context line,
+            // the caption and the text.
+            let mut terms = text.clone();
+            if let Some(c) = n.caption.as_deref().filter(|c| !n.text.contains(*c)) {
+                terms.push('\n');
+                terms.push_str(c);
+            }
             rows.push(NoteRow {
                 id: n.id.clone(),
                 doc: n.doc.clone(),
                 page: n.page.unwrap_or(0),
                 kind: n.kind.as_str().to_string(),
-                search: text.clone(),
+                search: indexer_index::analyze(&terms).join(" "),
                 vector: v.to_vec(),
                 note: serde_json::to_string(n).expect("a note serialises"),
             });

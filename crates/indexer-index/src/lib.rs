@@ -27,6 +27,7 @@
 //! assert_eq!(set.vectors, vec![1.0, 0.0]);
 //! ```
 
+mod analyze;
 mod committed_dir;
 mod error;
 mod fsutil;
@@ -38,6 +39,7 @@ mod schema;
 mod store;
 mod writer;
 
+pub use analyze::analyze;
 pub use error::{Error, Result};
 pub use fsutil::GcStats;
 pub use graph::{EXACT_THRESHOLD, HnswParams, dot, exact_search};

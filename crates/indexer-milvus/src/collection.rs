@@ -623,7 +623,8 @@ impl Collection {
         })
     }
 
-    /// The `k` best notes for `text` by Milvus's BM25, best first, scores positive.
+    /// The `k` best notes for `text` (analysed by the caller as the searched text was) by
+    /// Milvus's BM25, best first, scores positive.
     pub fn bm25(&self, text: &str, k: usize, filter: &Filter) -> Result<Vec<Hit>> {
         if text.trim().is_empty() || k == 0 {
             return Ok(Vec::new());

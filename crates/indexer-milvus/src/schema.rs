@@ -5,8 +5,9 @@ use milvus::v2::prelude::*;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-/// The layout of the collections below. A collection made with another is refused.
-pub const SCHEMA_VERSION: u32 = 1;
+/// The layout of the collections below and what their fields hold (2: the searched text is
+/// stemmed terms). A collection made with another is refused.
+pub const SCHEMA_VERSION: u32 = 2;
 
 // Fields of the notes collection.
 pub(crate) const ID: &str = "id";
