@@ -4,6 +4,7 @@
 #![allow(clippy::result_large_err)]
 
 use crate::filter::{Filter, literal, one_of};
+use crate::rpc::{block, map_error, retry_seconds};
 use crate::schema::{self, Info, SCHEMA_VERSION};
 use crate::{Error, MilvusUrl, Result};
 use milvus::v2 as sdk;
@@ -14,9 +15,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// How long one call keeps retrying a server that does not answer (a restart, a network
-/// blip), with backoff, before it fails: `INDEXER_MILVUS_RETRY_SECONDS`, default 60.
-const RETRY_SECONDS: u64 = 60;
 /// Rows per upsert request (Milvus caps a request's size; 256 notes of 256 tokens with their
 /// JSON and a 768-d vector stay well under it).
 const UPSERT_ROWS: usize = 256;
@@ -73,94 +71,6 @@ impl std::fmt::Debug for Collection {
             .field("info", &self.info)
             .finish()
     }
-}
-
-/// Runs the future `make` makes on `rt` and waits for it on this thread: works from a plain
-/// thread and from inside another runtime (the server's), where `block_on` would panic. While
-/// the server cannot be reached (a restart, a network blip) it tries again with backoff, for
-/// up to `INDEXER_MILVUS_RETRY_SECONDS`: every call here is safe to repeat (upserts and
-/// deletes by key, reads).
-fn block<T: Send + 'static, Fut>(
-    rt: &tokio::runtime::Runtime,
-    make: impl Fn() -> Fut,
-) -> std::result::Result<T, sdk::error::Error>
-where
-    Fut: Future<Output = sdk::error::Result<T>> + Send + 'static,
-{
-    let limit = Duration::from_secs(retry_seconds());
-    let t0 = std::time::Instant::now();
-    let mut pause = Duration::from_millis(100);
-    loop {
-        let (tx, rx) = std::sync::mpsc::channel();
-        let fut = make();
-        rt.spawn(async move {
-            let _ = tx.send(fut.await);
-        });
-        let r = rx.recv().unwrap_or_else(|_| {
-            Err(sdk::error::Error::Unexpected(
-                "the Milvus client stopped".into(),
-            ))
-        });
-        match r {
-            Err(e) if is_transport(&e) && t0.elapsed() + pause < limit => {
-                std::thread::sleep(pause);
-                pause = (pause * 2).min(Duration::from_secs(5));
-            }
-            r => return r,
-        }
-    }
-}
-
-/// Whether an error says the server could not be reached (refused, reset, timed out, the
-/// client's own retries spent on that), as opposed to an answer.
-fn is_transport(e: &sdk::error::Error) -> bool {
-    match e {
-        sdk::error::Error::Grpc(s) => {
-            let code = s.code() as i32;
-            matches!(
-                code,
-                tonic_code::UNAVAILABLE | tonic_code::DEADLINE_EXCEEDED | tonic_code::UNKNOWN
-            ) && (code != tonic_code::UNKNOWN || s.message().contains("transport"))
-        }
-        sdk::error::Error::Timeout(_) => true,
-        sdk::error::Error::RetryExhausted { source, .. } => is_transport(source),
-        _ => false,
-    }
-}
-
-/// A client error as ours: transport failures (refused, reset, timed out, retries spent on
-/// them) are `Unreachable`.
-fn map_error(url: &MilvusUrl, e: sdk::error::Error) -> Error {
-    let endpoint = format!("{}:{}", url.host, url.port);
-    if is_transport(&e) {
-        let root = match &e {
-            sdk::error::Error::RetryExhausted { source, .. } => source.as_ref(),
-            other => other,
-        };
-        let message = match root {
-            sdk::error::Error::Grpc(s) => s.message().to_string(),
-            other => other.to_string(),
-        };
-        return Error::Unreachable { endpoint, message };
-    }
-    Error::Milvus {
-        endpoint,
-        message: e.to_string(),
-    }
-}
-
-/// gRPC status codes as numbers (the client's `tonic::Code` without naming tonic here).
-mod tonic_code {
-    pub(super) const UNKNOWN: i32 = 2;
-    pub(super) const DEADLINE_EXCEEDED: i32 = 4;
-    pub(super) const UNAVAILABLE: i32 = 14;
-}
-
-fn retry_seconds() -> u64 {
-    std::env::var("INDEXER_MILVUS_RETRY_SECONDS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(RETRY_SECONDS)
 }
 
 impl Collection {

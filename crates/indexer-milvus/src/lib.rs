@@ -16,6 +16,7 @@
 mod collection;
 mod error;
 mod filter;
+mod rpc;
 mod schema;
 mod url;
 
