@@ -1,7 +1,9 @@
 //! Human-readable output: query results as text and as a Markdown evidence pack, notes,
 //! stats and the ingest summary.
 
-use indexer_engine::{IndexView, IngestSummary, Note, NoteKind, PageResponse, SearchResponse};
+use indexer_engine::{
+    IndexLocation, IndexView, IngestSummary, Note, NoteKind, PageResponse, SearchResponse,
+};
 use std::io::{Result, Write};
 use std::path::Path;
 
@@ -238,7 +240,10 @@ pub fn stats(out: &mut dyn Write, report: &StatsReport, dir: &Path, json: bool) 
         .map(|(k, n)| format!("{n} {k}"))
         .collect();
     writeln!(out, "notes:      {} ({})", s.notes, kinds.join(", "))?;
-    writeln!(out, "size:       {:.1} MB", s.bytes as f64 / 1e6)?;
+    match IndexLocation::of(dir) {
+        Ok(IndexLocation::Milvus(_)) => writeln!(out, "size:       kept by the Milvus server")?,
+        _ => writeln!(out, "size:       {:.1} MB", s.bytes as f64 / 1e6)?,
+    }
     writeln!(out, "failed:     {}", s.failed_files)?;
     for f in failures {
         writeln!(out, "  {}: {}", f.doc, f.message)?;
