@@ -234,7 +234,12 @@ fn ingest_search_and_serve_over_milvus() {
     );
     // A note by id, and its crop from the shared folder.
     let id = hits(&v)[0].1.clone();
-    let note = json(&indexer(dir, &["--index", &url, "show", &id, "--json"]));
+    // Credentials go with every call (milvus-lite accepts and ignores them).
+    let note = json(&indexer_with(
+        dir,
+        &["--index", &url, "show", &id, "--json"],
+        &[("INDEXER_MILVUS_TOKEN", "root:Milvus")],
+    ));
     assert_eq!(note["id"], id.as_str());
 
     // `serve` over the collection.

@@ -15,6 +15,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// The variable that holds the server's credentials, when it wants them.
+pub const TOKEN_ENV: &str = "INDEXER_MILVUS_TOKEN";
 /// Rows per upsert request (Milvus caps a request's size; 256 notes of 256 tokens with their
 /// JSON and a 768-d vector stay well under it).
 const UPSERT_ROWS: usize = 256;
@@ -89,10 +91,15 @@ impl Collection {
             .max_retry_timeout(Duration::from_secs(retry_seconds()))
             .initial_backoff(Duration::from_millis(100))
             .max_backoff(Duration::from_secs(5));
-        let config = ConnectConfig::new()
+        let mut config = ConnectConfig::new()
             .uri(url.endpoint())
             .connect_timeout(Duration::from_secs(10))
             .retry(retry);
+        // A server with authentication: `user:password` or an API key, from the environment
+        // only (never a flag or the URL, so it is never printed or kept).
+        if let Some(token) = std::env::var(TOKEN_ENV).ok().filter(|t| !t.is_empty()) {
+            config = config.token(token);
+        }
         let client = block(&rt, || {
             let config = config.clone();
             async move { ClientV2::new(&config).await }

@@ -58,6 +58,14 @@ impl Hint for Error {
                 "use another collection name for this {what}, or drop the collection and ingest again"
             ),
             Error::Data(_) => return None,
+            Error::Milvus { message, .. }
+                if message.contains("auth") || message.contains("credential") =>
+            {
+                format!(
+                    "a Milvus with authentication wants {}=USER:PASSWORD (or an API key)",
+                    crate::TOKEN_ENV
+                )
+            }
             Error::Milvus { .. } => "see the Milvus server's log".into(),
         })
     }

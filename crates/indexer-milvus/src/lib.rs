@@ -20,7 +20,7 @@ mod rpc;
 mod schema;
 mod url;
 
-pub use collection::{Collection, FileRow, Hit, NoteRow};
+pub use collection::{Collection, FileRow, Hit, NoteRow, TOKEN_ENV};
 pub use error::{Error, Result};
 pub use filter::Filter;
 pub use schema::{Info, SCHEMA_VERSION};
