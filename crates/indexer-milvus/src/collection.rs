@@ -4,7 +4,7 @@
 #![allow(clippy::result_large_err)]
 
 use crate::filter::{Filter, literal, one_of};
-use crate::rpc::{block, map_error, retry_seconds};
+use crate::rpc::{block, call, map_error, retry_seconds};
 use crate::schema::{self, Info, SCHEMA_VERSION};
 use crate::{Error, MilvusUrl, Result};
 use milvus::v2 as sdk;
@@ -113,27 +113,21 @@ impl Collection {
         rt: &tokio::runtime::Runtime,
         name: &str,
     ) -> sdk::error::Result<bool> {
-        let c = client.clone();
         let req = HasCollectionRequest::builder()
             .collection_name(name)
             .build()?;
-        block(rt, || {
-            let c = c.clone();
-            let req = req.clone();
-            async move { Ok(c.has_collection(req).await?.exists()) }
+        call(rt, client, req, |c, req| async move {
+            Ok(c.has_collection(req).await?.exists())
         })
     }
 
     fn read_info(url: &MilvusUrl, client: &ClientV2, rt: &tokio::runtime::Runtime) -> Result<Info> {
-        let c = client.clone();
         let req = DescribeCollectionRequest::builder()
             .collection_name(url.collection.as_str())
             .build()
             .map_err(|e| map_error(url, e))?;
-        let desc = block(rt, || {
-            let c = c.clone();
-            let req = req.clone();
-            async move { c.describe_collection(req).await }
+        let desc = call(rt, client, req, |c, req| async move {
+            c.describe_collection(req).await
         })
         .map_err(|e| map_error(url, e))?;
         let props = desc.description().get_properties();
@@ -195,7 +189,6 @@ impl Collection {
                 dim,
                 crops: url.crops.clone().unwrap_or(crops),
             };
-            let c = client.clone();
             let req = sdk::request::collection::CreateCollectionRequest::builder()
                 .collection_name(url.collection.as_str())
                 .schema(schema::notes_schema(dim))
@@ -204,16 +197,13 @@ impl Collection {
                 .consistency_level(sdk::ConsistencyLevel::Strong)
                 .build()
                 .map_err(me)?;
-            block(&rt, || {
-                let c = c.clone();
-                let req = req.clone();
-                async move { c.create_collection(req).await }
+            call(&rt, &client, req, |c, req| async move {
+                c.create_collection(req).await
             })
             .map_err(me)?;
         }
         let files = url.files_collection();
         if !Collection::exists(&client, &rt, &files).map_err(me)? {
-            let c = client.clone();
             let req = sdk::request::collection::CreateCollectionRequest::builder()
                 .collection_name(files.as_str())
                 .schema(schema::files_schema())
@@ -221,10 +211,8 @@ impl Collection {
                 .consistency_level(sdk::ConsistencyLevel::Strong)
                 .build()
                 .map_err(me)?;
-            block(&rt, || {
-                let c = c.clone();
-                let req = req.clone();
-                async move { c.create_collection(req).await }
+            call(&rt, &client, req, |c, req| async move {
+                c.create_collection(req).await
             })
             .map_err(me)?;
         }
@@ -260,16 +248,11 @@ impl Collection {
 
     fn load(&self) -> Result<()> {
         for name in [self.url.collection.clone(), self.url.files_collection()] {
-            let c = self.client.clone();
             let req = sdk::request::collection::LoadCollectionRequest::builder()
                 .collection_name(name.as_str())
                 .build()
                 .map_err(|e| self.err(e))?;
-            self.run(|| {
-                let c = c.clone();
-                let req = req.clone();
-                async move { c.load_collection(req).await }
-            })?;
+            self.call(req, |c, req| async move { c.load_collection(req).await })?;
         }
         Ok(())
     }
@@ -278,11 +261,16 @@ impl Collection {
         map_error(&self.url, e)
     }
 
-    fn run<T: Send + 'static, Fut>(&self, make: impl Fn() -> Fut) -> Result<T>
+    /// Sends `req` with `f` (a method of the client), retried as [`block`] says.
+    fn call<R: Clone, T: Send + 'static, Fut>(
+        &self,
+        req: R,
+        f: impl Fn(ClientV2, R) -> Fut,
+    ) -> Result<T>
     where
         Fut: Future<Output = sdk::error::Result<T>> + Send + 'static,
     {
-        block(&self.rt, make).map_err(|e| self.err(e))
+        call(&self.rt, &self.client, req, f).map_err(|e| self.err(e))
     }
 
     pub fn url(&self) -> &MilvusUrl {
@@ -314,23 +302,23 @@ impl Collection {
                     schema::DENSE: r.vector, schema::NOTE: r.note,
                 }));
             }
-            let req = sdk::request::dml::UpsertRequest::builder()
-                .insert(
-                    sdk::request::dml::InsertRequest::builder()
-                        .collection_name(self.url.collection.as_str())
-                        .rows(values)
-                        .build()
-                        .map_err(|e| self.err(e))?,
-                )
-                .build()
-                .map_err(|e| self.err(e))?;
-            let c = self.client.clone();
-            self.run(|| {
-                let c = c.clone();
-                let req = req.clone();
-                async move { c.upsert(req).await }
-            })?;
+            self.upsert_rows(&self.url.collection, values)?;
         }
+        Ok(())
+    }
+
+    /// Writes rows into `collection`, replacing those with the same primary keys.
+    fn upsert_rows(&self, collection: &str, rows: Vec<serde_json::Value>) -> Result<()> {
+        let insert = sdk::request::dml::InsertRequest::builder()
+            .collection_name(collection)
+            .rows(rows)
+            .build()
+            .map_err(|e| self.err(e))?;
+        let req = sdk::request::dml::UpsertRequest::builder()
+            .insert(insert)
+            .build()
+            .map_err(|e| self.err(e))?;
+        self.call(req, |c, req| async move { c.upsert(req).await })?;
         Ok(())
     }
 
@@ -340,7 +328,7 @@ impl Collection {
         if !keep.is_empty() {
             expr = format!("{expr} and not ({})", one_of(schema::ID, keep));
         }
-        self.delete(&self.url.collection.clone(), expr)
+        self.delete(&self.url.collection, expr)
     }
 
     fn delete(&self, collection: &str, expr: String) -> Result<()> {
@@ -349,12 +337,7 @@ impl Collection {
             .filter(expr)
             .build()
             .map_err(|e| self.err(e))?;
-        let c = self.client.clone();
-        self.run(|| {
-            let c = c.clone();
-            let req = req.clone();
-            async move { c.delete(req).await }
-        })?;
+        self.call(req, |c, req| async move { c.delete(req).await })?;
         Ok(())
     }
 
@@ -364,23 +347,7 @@ impl Collection {
             schema::DOC: row.doc, schema::HASH: row.hash, schema::INFO: row.info,
             schema::PLACEHOLDER: [0.0f32, 0.0f32],
         });
-        let req = sdk::request::dml::UpsertRequest::builder()
-            .insert(
-                sdk::request::dml::InsertRequest::builder()
-                    .collection_name(self.url.files_collection())
-                    .rows(vec![value])
-                    .build()
-                    .map_err(|e| self.err(e))?,
-            )
-            .build()
-            .map_err(|e| self.err(e))?;
-        let c = self.client.clone();
-        self.run(|| {
-            let c = c.clone();
-            let req = req.clone();
-            async move { c.upsert(req).await }
-        })?;
-        Ok(())
+        self.upsert_rows(&self.url.files_collection(), vec![value])
     }
 
     pub fn delete_file(&self, doc: &str) -> Result<()> {
@@ -443,18 +410,13 @@ impl Collection {
             .consistency_level(sdk::ConsistencyLevel::Strong)
             .build()
             .map_err(|e| self.err(e))?;
-        let c = self.client.clone();
-        self.run(|| {
-            let c = c.clone();
-            let req = req.clone();
-            async move {
-                let r = c.query(req).await?;
-                let mut out = Vec::new();
-                for row in r.results().rows()? {
-                    out.push(row.to_entity_row()?);
-                }
-                Ok(out)
+        self.call(req, |c, req| async move {
+            let r = c.query(req).await?;
+            let mut out = Vec::new();
+            for row in r.results().rows()? {
+                out.push(row.to_entity_row()?);
             }
+            Ok(out)
         })
     }
 
@@ -522,21 +484,16 @@ impl Collection {
             .consistency_level(sdk::ConsistencyLevel::Strong)
             .build()
             .map_err(|e| self.err(e))?;
-        let c = self.client.clone();
-        self.run(|| {
-            let c = c.clone();
-            let req = req.clone();
-            async move {
-                let r = c.query(req).await?;
-                let n = r
-                    .results()
-                    .rows()?
-                    .next()
-                    .map(|row| row.get_i64("count(*)"))
-                    .transpose()?
-                    .unwrap_or(0);
-                Ok(n.max(0) as u64)
-            }
+        self.call(req, |c, req| async move {
+            let r = c.query(req).await?;
+            let n = r
+                .results()
+                .rows()?
+                .next()
+                .map(|row| row.get_i64("count(*)"))
+                .transpose()?
+                .unwrap_or(0);
+            Ok(n.max(0) as u64)
         })
     }
 
@@ -595,21 +552,16 @@ impl Collection {
             b = b.filter(expr);
         }
         let req = b.build().map_err(|e| self.err(e))?;
-        let c = self.client.clone();
-        let rows = self.run(|| {
-            let c = c.clone();
-            let req = req.clone();
-            async move {
-                let r = c.search(req).await?;
-                let mut out = Vec::new();
-                for res in r.results() {
-                    for row in res.rows()? {
-                        let score = row.get_f32("score").unwrap_or(0.0);
-                        out.push((row.to_entity_row()?, score));
-                    }
+        let rows = self.call(req, |c, req| async move {
+            let r = c.search(req).await?;
+            let mut out = Vec::new();
+            for res in r.results() {
+                for row in res.rows()? {
+                    let score = row.get_f32("score").unwrap_or(0.0);
+                    out.push((row.to_entity_row()?, score));
                 }
-                Ok(out)
             }
+            Ok(out)
         })?;
         rows.iter().map(|(r, s)| hit_of(r, *s)).collect()
     }
@@ -620,12 +572,7 @@ impl Collection {
             .collection_names([self.url.collection.clone(), self.url.files_collection()])
             .build()
             .map_err(|e| self.err(e))?;
-        let c = self.client.clone();
-        self.run(|| {
-            let c = c.clone();
-            let req = req.clone();
-            async move { c.flush(req).await }
-        })?;
+        self.call(req, |c, req| async move { c.flush(req).await })?;
         Ok(())
     }
 
@@ -634,15 +581,12 @@ impl Collection {
         let (client, rt) = Collection::connect(url)?;
         for name in [url.collection.clone(), url.files_collection()] {
             if Collection::exists(&client, &rt, &name).map_err(|e| map_error(url, e))? {
-                let c = client.clone();
                 let req = DropCollectionRequest::builder()
                     .collection_name(name.as_str())
                     .build()
                     .map_err(|e| map_error(url, e))?;
-                block(&rt, || {
-                    let c = c.clone();
-                    let req = req.clone();
-                    async move { c.drop_collection(req).await }
+                call(&rt, &client, req, |c, req| async move {
+                    c.drop_collection(req).await
                 })
                 .map_err(|e| map_error(url, e))?;
             }

@@ -27,6 +27,20 @@ where
     block_for(rt, Duration::from_secs(retry_seconds()), make)
 }
 
+/// Sends `req` with `f` (a method of the client) through [`block`]: each attempt gets its
+/// own copy of the client handle and of the request.
+pub(crate) fn call<R: Clone, T: Send + 'static, Fut>(
+    rt: &tokio::runtime::Runtime,
+    client: &sdk::client::ClientV2,
+    req: R,
+    f: impl Fn(sdk::client::ClientV2, R) -> Fut,
+) -> std::result::Result<T, sdk::error::Error>
+where
+    Fut: Future<Output = sdk::error::Result<T>> + Send + 'static,
+{
+    block(rt, || f(client.clone(), req.clone()))
+}
+
 /// [`block`], retrying for at most `limit`.
 fn block_for<T: Send + 'static, Fut>(
     rt: &tokio::runtime::Runtime,
