@@ -7,6 +7,7 @@ use crate::graph::{self, Graph, HnswParams};
 use crate::manifest::{DocEntry, Manifest};
 use crate::matching::{self, Expansions, Matching};
 use crate::schema::Fields;
+use crate::scope::ScopedStats;
 use crate::store::Store;
 use crate::store::kind_code;
 use indexer_notes::{Note, NoteKind};
@@ -637,10 +638,21 @@ impl Index {
             ));
         }
         let q = BooleanQuery::new(clauses);
-        let top = self
-            .searcher
-            .search(&q, &TopDocs::with_limit(k).order_by_score())
-            .map_err(Error::tantivy(&self.dir))?;
+        let collector = TopDocs::with_limit(k).order_by_score();
+        // Filtered to documents: BM25 weighs words by their statistics in those documents.
+        let scoped = if filter.docs.is_empty() {
+            None
+        } else {
+            ScopedStats::new(&self.searcher, f.doc, &filter.docs)
+                .map_err(Error::tantivy(&self.dir))?
+        };
+        let top = match &scoped {
+            Some(stats) => self
+                .searcher
+                .search_with_statistics_provider(&q, &collector, stats),
+            None => self.searcher.search(&q, &collector),
+        }
+        .map_err(Error::tantivy(&self.dir))?;
         Ok(top
             .into_iter()
             .filter_map(|(score, addr)| {

@@ -36,6 +36,7 @@ mod index;
 mod manifest;
 mod matching;
 mod schema;
+mod scope;
 mod store;
 mod writer;
 

@@ -5,3 +5,4 @@ mod filters;
 mod fusion;
 mod incremental;
 mod matching;
+mod scope;
