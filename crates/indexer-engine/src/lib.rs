@@ -20,6 +20,7 @@ mod ingest;
 mod location;
 mod milvus;
 mod pages;
+mod question;
 mod search;
 mod sink;
 mod snippet;
@@ -49,6 +50,7 @@ pub use ingest::{
 };
 pub use location::IndexLocation;
 pub use pages::{GroupBy, NOTES_PER_PAGE, PageResponse, PageResult};
+pub use question::searched_part;
 pub use search::{
     DEFAULT_BUDGET, DEFAULT_CANDIDATES, DEFAULT_MATCHING, DEFAULT_SELECTOR, DEFAULT_SNIPPET_CHARS,
     Engine, Hit, Pool, PoolEntry, SearchRequest, SearchResponse, Timings, load_encoder,

@@ -2,6 +2,7 @@
 
 use crate::backend::Backend;
 use crate::location::IndexLocation;
+use crate::question::searched_part;
 use crate::snippet::{QueryTerm, Snippet, query_terms, snippet, snippet_source};
 use crate::view::IndexView;
 use crate::{Error, Result};
@@ -300,11 +301,14 @@ impl Engine {
         for d in &mut filter.docs {
             *d = view.resolve_document(d)?;
         }
-        let expansions = view.backend().expand(query, req.matching)?;
-        let qvec = self.embed_expanded(query, &expansions)?;
+        // Retrieval reads the question without its instructions about the answer; the
+        // response (and the reader of `ask`) keeps the whole question.
+        let searched = searched_part(query);
+        let expansions = view.backend().expand(searched, req.matching)?;
+        let qvec = self.embed_expanded(searched, &expansions)?;
         let t_embed = t0.elapsed();
         let pool = view.backend().pool(
-            query,
+            searched,
             &qvec,
             req.candidates,
             &filter,
@@ -313,7 +317,7 @@ impl Engine {
         )?;
         Ok(Prepared {
             query: query.to_string(),
-            terms: query_terms(query, req.matching),
+            terms: query_terms(searched, req.matching),
             snippet_chars: req.snippet_chars,
             view,
             qvec,

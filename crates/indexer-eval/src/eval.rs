@@ -383,8 +383,10 @@ pub fn run_eval(
             progress(qi + 1, total);
             continue;
         }
-        let expansions = engine.expand(&q.question, cfg.matching)?;
-        let qvec = engine.embed_expanded(&q.question, &expansions)?;
+        // What `indexer query` searches of a question (its instructions about the answer left out).
+        let searched = indexer_engine::searched_part(&q.question);
+        let expansions = engine.expand(searched, cfg.matching)?;
+        let qvec = engine.embed_expanded(searched, &expansions)?;
         let mut new_rows = Vec::new();
         for pool_mode in &cfg.pools {
             let todo: Vec<Row> = wanted
@@ -398,7 +400,7 @@ pub fn run_eval(
             let pool = match pool_mode {
                 PoolMode::All => engine.document_pool(&q.docs, &qvec)?,
                 PoolMode::Hybrid => engine.hybrid_pool(
-                    &q.question,
+                    searched,
                     &qvec,
                     cfg.candidates,
                     &Filter {
