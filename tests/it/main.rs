@@ -665,6 +665,34 @@ fn document_filters_and_closed_pipes() {
         "{e}"
     );
 
+    // A question's closing instructions about the answer are not searched: the same evidence,
+    // scores and cosines as the bare question; the response keeps the whole question.
+    let search = |q: &str| {
+        let o = indexer(&work, &["query", q, "--format", "json"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        json(&o)
+    };
+    let bare = "What does a mosaic plot show?";
+    let asked = format!("{bare} Please write the answer in list format, e.g. [\"a\", \"b\"]");
+    let evidence = |r: &Value| -> Vec<(Value, Value, Value)> {
+        r["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| {
+                (
+                    h["note"]["id"].clone(),
+                    h["score"].clone(),
+                    h["cosine"].clone(),
+                )
+            })
+            .collect()
+    };
+    let (b, a) = (search(bare), search(&asked));
+    assert!(!evidence(&b).is_empty());
+    assert_eq!(evidence(&a), evidence(&b));
+    assert_eq!(a["query"], asked.as_str());
+
     // `indexer export | head -1`: the pipe closes after one line.
     use std::io::BufRead;
     let mut child = Command::new(env!("CARGO_BIN_EXE_indexer"))
