@@ -95,7 +95,13 @@ fn ends_sentence(text: &str, i: usize) -> bool {
     match text.as_bytes()[i] {
         b'?' | b'!' => true,
         b'.' => {
-            let before = &text[..i];
+            // The word before the dot, looked for in the 32 bytes before it (a longer word is
+            // no abbreviation), so that a text of many dots costs linear time.
+            let mut from = i.saturating_sub(32);
+            while !text.is_char_boundary(from) {
+                from += 1;
+            }
+            let before = &text[from..i];
             let word = before
                 .rsplit(|c: char| c.is_whitespace() || c == '(')
                 .next()
@@ -229,6 +235,14 @@ mod tests {
             "",
         ] {
             assert_eq!(searched_part(q), q.trim(), "{q}");
+        }
+        // Long runs of marks and words cost linear time and keep the text.
+        for q in [
+            ".".repeat(100_000),
+            "word. ".repeat(20_000),
+            "é.".repeat(50_000),
+        ] {
+            assert_eq!(searched_part(&q), q.trim(), "{} bytes", q.len());
         }
     }
 
