@@ -64,7 +64,11 @@ pub(crate) fn pdf_document(
     counter: &dyn TokenCounter,
 ) -> ParsedDocument {
     let (paras, figures) = assemble::paragraphs(&el);
-    let notes = notes::build_notes(doc_id, &paras, &figures, opts, counter);
+    let mut notes = notes::build_notes(doc_id, &paras, &figures, opts, counter);
+    let printed = pdf::page_numbers::printed_page_numbers(&el.pages);
+    for n in &mut notes {
+        n.page_label = n.page.and_then(|p| printed.get(&p).cloned());
+    }
     ParsedDocument {
         doc: doc_id.to_string(),
         hash: String::new(),

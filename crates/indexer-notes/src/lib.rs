@@ -147,6 +147,11 @@ pub struct Note {
     pub doc: String,
     /// 1-based page number for paged documents (PDF); `None` for Markdown, HTML and text.
     pub page: Option<u32>,
+    /// The number printed on that page (in its header or footer: `12`, `xiv`), when the page
+    /// shows one; it differs from `page` when a cover or front matter comes first. A question
+    /// that names "page 12" may mean either.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_label: Option<String>,
     /// Boxes on `page` in PDF points (empty for unpaged documents).
     #[serde(default)]
     pub bbox: Vec<BBox>,
@@ -194,6 +199,7 @@ impl Note {
             id: id.into(),
             doc: doc.into(),
             page: None,
+            page_label: None,
             bbox: Vec::new(),
             kind,
             text: text.into(),

@@ -57,9 +57,11 @@ pub(crate) fn build_notes(
 ) -> Vec<Note> {
     let inputs: Vec<ChunkInput> = paras
         .iter()
-        .map(|p| ChunkInput {
+        .enumerate()
+        .map(|(i, p)| ChunkInput {
             text: &p.text,
             section_start: p.heading,
+            page_start: p.page.is_some() && (i == 0 || paras[i - 1].page != p.page),
         })
         .collect();
     let chunks = chunk::chunk(&inputs, opts.chunking, counter);

@@ -13,6 +13,8 @@ struct Unit {
     len: usize,
     /// The unit starts a section (a heading): a good place to start a new chunk.
     section_start: bool,
+    /// The unit is the first of a page: a chunk always starts there.
+    page_start: bool,
 }
 
 /// A chunk: its text and the paragraphs it draws from.
@@ -27,6 +29,11 @@ pub(crate) struct Chunk {
 pub(crate) struct ChunkInput<'a> {
     pub text: &'a str,
     pub section_start: bool,
+    /// The paragraph is the first that starts on its page (a paragraph that goes on from
+    /// the page before belongs to that page). A chunk never runs from one page into the
+    /// next paragraph's page, so every page with text starts a note of its own: a slide of
+    /// thirty words is not folded into the chunk of the slide before.
+    pub page_start: bool,
 }
 
 struct Measure<'a> {
@@ -119,16 +126,18 @@ pub(crate) fn sentences(text: &str) -> Vec<&str> {
     out
 }
 
-fn push_units(m: &Measure, para: usize, section_start: bool, text: &str, out: &mut Vec<Unit>) {
+fn push_units(m: &Measure, para: usize, input: &ChunkInput, out: &mut Vec<Unit>) {
+    let text = input.text.trim();
     let len = m.len(text);
     let max = m.max();
-    let mut first = section_start;
+    let (mut section_start, mut page_start) = (input.section_start, input.page_start);
     let mut push = |text: String, len: usize, out: &mut Vec<Unit>| {
         out.push(Unit {
             text,
             para,
             len,
-            section_start: std::mem::take(&mut first),
+            section_start: std::mem::take(&mut section_start),
+            page_start: std::mem::take(&mut page_start),
         });
     };
     if len <= max {
@@ -198,7 +207,8 @@ fn join_units(units: &[Unit]) -> String {
 }
 
 /// Cuts paragraphs into chunks. A chunk starts at a heading when the current one is already a
-/// quarter full, so chunks follow sections without becoming tiny.
+/// quarter full, so chunks follow sections without becoming tiny, and always at the first
+/// paragraph of a page.
 pub(crate) fn chunk(
     paras: &[ChunkInput],
     chunking: Chunking,
@@ -206,9 +216,16 @@ pub(crate) fn chunk(
 ) -> Vec<Chunk> {
     let m = Measure { chunking, counter };
     let mut units = Vec::new();
+    // An empty first paragraph of a page passes its page start on to the next one.
+    let mut page_start = false;
     for (i, p) in paras.iter().enumerate() {
+        page_start |= p.page_start;
         if !p.text.trim().is_empty() {
-            push_units(&m, i, p.section_start, p.text.trim(), &mut units);
+            let p = ChunkInput {
+                page_start: std::mem::take(&mut page_start),
+                ..*p
+            };
+            push_units(&m, i, &p, &mut units);
         }
     }
     let max = m.max();
@@ -224,7 +241,11 @@ pub(crate) fn chunk(
             } else {
                 0
             };
-            if end > start && (total + j + u.len > max || (u.section_start && total * 4 >= max)) {
+            if end > start
+                && (total + j + u.len > max
+                    || u.page_start
+                    || (u.section_start && total * 4 >= max))
+            {
                 break;
             }
             total += j + u.len;
@@ -254,7 +275,7 @@ pub(crate) fn chunk(
             carried += units[next - 1].len;
             next -= 1;
         }
-        if units[end].section_start {
+        if units[end].section_start || units[end].page_start {
             next = end;
         }
         start = next.max(start + 1);
@@ -273,6 +294,7 @@ mod tests {
             .map(|t| ChunkInput {
                 text: t,
                 section_start: false,
+                page_start: false,
             })
             .collect()
     }
@@ -289,6 +311,45 @@ mod tests {
                 "(A) last"
             ]
         );
+    }
+
+    #[test]
+    fn every_page_starts_a_chunk_of_its_own() {
+        // Slides of a few words each: without page starts they would share one chunk.
+        let texts: Vec<String> = [
+            "Title slide",
+            "Agenda: one, two",
+            "",
+            "Results in a table",
+            "Thanks",
+        ]
+        .iter()
+        .map(|t| t.to_string())
+        .collect();
+        let pages = [true, true, true, false, true];
+        let paras: Vec<ChunkInput> = texts
+            .iter()
+            .zip(pages)
+            .map(|(t, page_start)| ChunkInput {
+                text: t,
+                section_start: false,
+                page_start,
+            })
+            .collect();
+        let chunking = Chunking::Tokens {
+            max: 50,
+            overlap: 8,
+        };
+        let got: Vec<(usize, usize)> = chunk(&paras, chunking, &WordCounter)
+            .iter()
+            .map(|c| (c.first_para, c.last_para))
+            .collect();
+        // The empty first paragraph of the third page passes its start on; no chunk
+        // repeats the end of the page before as overlap.
+        assert_eq!(got, [(0, 0), (1, 1), (3, 3), (4, 4)]);
+        // Without page starts, one chunk holds them all.
+        let one = chunk(&inputs(&texts), chunking, &WordCounter);
+        assert_eq!(one.len(), 1);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Text lines from character boxes, reading order and running headers/footers. Pure geometry:
 //! the pdfium side feeds it [`CharEvent`]s, so it is tested without PDFs too.
 
+use super::page_numbers::page_number;
 use crate::elements::{LineRole, PageElements, TextLine};
 use indexer_notes::BBox;
 use std::collections::HashMap;
@@ -383,22 +384,6 @@ fn furniture_key(text: &str) -> String {
     key
 }
 
-fn is_page_number(text: &str) -> bool {
-    let t = text.trim();
-    let t = t
-        .strip_prefix("Page ")
-        .or_else(|| t.strip_prefix("page "))
-        .unwrap_or(t);
-    let t = t.trim_matches(|c: char| c == '-' || c == '–' || c.is_whitespace());
-    (!t.is_empty() && t.len() <= 5 && t.chars().all(|c| c.is_ascii_digit()))
-        || (!t.is_empty() && t.len() <= 8 && t.chars().all(|c| "ivxlcdm".contains(c)))
-        || (t.contains('/')
-            && t.split('/').all(|p| {
-                let p = p.trim();
-                !p.is_empty() && p.len() <= 4 && p.chars().all(|c| c.is_ascii_digit())
-            }))
-}
-
 /// Marks running headers and footers: lines in the top or bottom 15% of a page whose text
 /// (digits ignored) comes back at the same height on several pages, and lone page numbers there.
 pub(crate) fn mark_furniture(pages: &mut [PageElements]) {
@@ -436,7 +421,7 @@ pub(crate) fn mark_furniture(pages: &mut [PageElements]) {
                 let n = counts
                     .get(&(top, y, furniture_key(&l.text)))
                     .map_or(0, |e| e.0);
-                if n >= threshold || is_page_number(&l.text) {
+                if n >= threshold || page_number(&l.text).is_some() {
                     l.role = LineRole::Furniture;
                 }
             }
@@ -584,10 +569,10 @@ mod tests {
 
     #[test]
     fn page_numbers_are_furniture() {
-        assert!(is_page_number("12"));
-        assert!(is_page_number("xiv"));
-        assert!(is_page_number("3 / 59"));
-        assert!(!is_page_number("Figure 3"));
+        assert!(page_number("12").is_some());
+        assert!(page_number("xiv").is_some());
+        assert!(page_number("3 / 59").is_some());
+        assert!(page_number("Figure 3").is_none());
         assert_eq!(
             furniture_key("Chapter 15: Plotting 297"),
             "chapter #: plotting #"

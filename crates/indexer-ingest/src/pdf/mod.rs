@@ -4,6 +4,7 @@ pub(crate) mod crops;
 pub(crate) mod figures;
 pub(crate) mod layout;
 pub(crate) mod ocr;
+pub(crate) mod page_numbers;
 pub(crate) mod tables;
 pub(crate) mod worker;
 
