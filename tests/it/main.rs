@@ -9,6 +9,7 @@ mod faults;
 mod load;
 mod milvus;
 mod mutants;
+mod named_pages;
 mod serve;
 
 use serde_json::Value;

@@ -19,6 +19,7 @@ mod backend;
 mod ingest;
 mod location;
 mod milvus;
+mod named_pages;
 mod pages;
 mod question;
 mod search;
@@ -49,6 +50,7 @@ pub use ingest::{
     ingest,
 };
 pub use location::IndexLocation;
+pub use named_pages::{NAMED_PAGE_BONUS, PLACED_PAGE_BONUS, PageRef, named_pages};
 pub use pages::{GroupBy, NOTES_PER_PAGE, PageResponse, PageResult};
 pub use question::searched_part;
 pub use search::{

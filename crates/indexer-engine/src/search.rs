@@ -2,6 +2,7 @@
 
 use crate::backend::Backend;
 use crate::location::IndexLocation;
+use crate::named_pages::put_named_pages_first;
 use crate::question::searched_part;
 use crate::snippet::{QueryTerm, Snippet, query_terms, snippet, snippet_source};
 use crate::view::IndexView;
@@ -251,8 +252,7 @@ impl Engine {
         fusion: Fusion,
         expansions: &Expansions,
     ) -> Result<Pool> {
-        self.index()
-            .pool(query, vector, k, filter, fusion, expansions)
+        question_pool(&self.index(), query, vector, k, filter, fusion, expansions)
     }
 
     /// Every note of the given documents as candidates (the CDS paper's pool), with the cosine
@@ -307,7 +307,8 @@ impl Engine {
         let expansions = view.backend().expand(searched, req.matching)?;
         let qvec = self.embed_expanded(searched, &expansions)?;
         let t_embed = t0.elapsed();
-        let pool = view.backend().pool(
+        let pool = question_pool(
+            view.backend(),
             searched,
             &qvec,
             req.candidates,
@@ -491,6 +492,22 @@ impl Pool {
     ) -> Result<Selection> {
         Ok(selector.select(&self.candidates(query, query_text), budget)?)
     }
+}
+
+/// The candidates of a question (its searched part): the first stage's, with the pages the
+/// question names put first. What `indexer query`, the server and `indexer eval` all search.
+fn question_pool(
+    backend: &Backend,
+    question: &str,
+    vector: &[f32],
+    k: usize,
+    filter: &Filter,
+    fusion: Fusion,
+    expansions: &Expansions,
+) -> Result<Pool> {
+    let mut pool = backend.pool(question, vector, k, filter, fusion, expansions)?;
+    put_named_pages_first(backend, &mut pool, question, filter, vector)?;
+    Ok(pool)
 }
 
 pub(crate) fn hybrid_pool(

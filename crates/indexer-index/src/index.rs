@@ -40,6 +40,15 @@ impl Filter {
     pub fn is_empty(&self) -> bool {
         self.docs.is_empty() && self.kinds.is_empty() && self.pages.is_none()
     }
+
+    /// Whether a note passes the filter: the rule the searches apply inside their queries.
+    pub fn matches(&self, note: &Note) -> bool {
+        (self.docs.is_empty() || self.docs.contains(&note.doc))
+            && (self.kinds.is_empty() || self.kinds.contains(&note.kind))
+            && self
+                .pages
+                .is_none_or(|(a, b)| note.page.is_some_and(|p| p >= a && p <= b))
+    }
 }
 
 /// The k of reciprocal rank fusion, `1 / (k + rank)`, when it is asked for

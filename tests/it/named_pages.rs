@@ -1,0 +1,91 @@
+//! Pages a question names, on real PDFs: a thesis whose front matter is numbered in roman
+//! numerals and whose chapters start at page 1 on the file's 16th page, and a slide deck.
+
+use super::{corpus, indexer, json, stderr};
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+
+const THESIS: &str = "ndsu-thesis-extended.pdf";
+const SLIDES: &str = "slides-metapostpropaganda.pdf";
+
+/// The pages of the evidence set of `question` in document `doc`, in rank order.
+fn evidence_pages(dir: &std::path::Path, doc: &str, question: &str) -> Vec<u64> {
+    let o = indexer(
+        dir,
+        &[
+            "query", question, "--doc", doc, "--budget", "3", "--format", "json",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    json(&o)["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["note"]["page"].as_u64().unwrap())
+        .collect()
+}
+
+#[test]
+fn printed_page_numbers_and_pages_named_in_questions() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path();
+    let docs = dir.join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    for name in [THESIS, SLIDES] {
+        std::fs::copy(corpus(name), docs.join(name)).unwrap();
+    }
+    let o = indexer(dir, &["ingest", "docs", "--quiet"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+
+    // Every note knows the number printed on its page.
+    let o = indexer(dir, &["export"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let mut labels: BTreeMap<(String, u64), Option<String>> = BTreeMap::new();
+    let mut pages: BTreeMap<String, BTreeSet<u64>> = BTreeMap::new();
+    for line in String::from_utf8_lossy(&o.stdout).lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let note = v.get("note").unwrap_or(&v);
+        // Ids are paths from the ingest's folder (`docs/NAME`): keyed here by file name.
+        let doc = note["doc"]
+            .as_str()
+            .unwrap()
+            .rsplit('/')
+            .next()
+            .unwrap()
+            .to_string();
+        let page = note["page"].as_u64().unwrap();
+        let label = note["page_label"].as_str().map(str::to_string);
+        let seen = labels.entry((doc.clone(), page)).or_insert(label.clone());
+        assert_eq!(
+            *seen, label,
+            "notes of {doc} p.{page} disagree on its number"
+        );
+        pages.entry(doc).or_default().insert(page);
+    }
+    let label = |doc: &str, page: u64| labels[&(doc.to_string(), page)].clone();
+    assert_eq!(label(THESIS, 1), None, "the title page shows no number");
+    assert_eq!(label(THESIS, 3).as_deref(), Some("iii"));
+    assert_eq!(label(THESIS, 15).as_deref(), Some("xv"));
+    assert_eq!(label(THESIS, 16).as_deref(), Some("1"));
+    assert_eq!(label(THESIS, 27).as_deref(), Some("12"));
+    // Each slide starts a note of its own, though a slide holds a few words: the 41 slides
+    // are 41 pages of evidence, not a few chunks each filed under its first slide.
+    assert_eq!(pages[SLIDES].len(), 41, "{:?}", pages[SLIDES]);
+    assert_eq!(pages[THESIS].len(), 83);
+
+    // "Page 12" is first the page that shows 12, then the twelfth page of the file.
+    let got = evidence_pages(dir, THESIS, "What is on page 12?");
+    assert_eq!(got[..2], [27, 12], "{got:?}");
+    // An ordinal is a place in the file.
+    assert_eq!(
+        evidence_pages(dir, THESIS, "What is on the second page?")[0],
+        2
+    );
+    // The slides are numbered as they come: slide 7 is the seventh page.
+    let got = evidence_pages(dir, SLIDES, "Which drawing is on slide 7?");
+    assert_eq!(got[0], 7, "{got:?}");
+    // A range puts its pages first, in the order of their relevance.
+    let got = evidence_pages(dir, SLIDES, "What do slides 30-32 show?");
+    let first: BTreeSet<u64> = got.iter().copied().collect();
+    assert_eq!(first, BTreeSet::from([30, 31, 32]), "{got:?}");
+}
