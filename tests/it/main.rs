@@ -563,9 +563,9 @@ fn warnings_name_the_file_once_and_say_what_to_do() {
     assert!(!err.contains(&c.display().to_string()), "{err}");
 }
 
-/// Notes depend on the parse settings as well as on the file: an ingest with other settings
-/// (here `--paper-chunks`, then back) parses the unchanged file again; one with the same
-/// settings skips it.
+/// Notes depend on the parse settings and the parser's revision as well as on the file: an
+/// ingest with other settings (here `--paper-chunks`, then back) or a newer parser parses the
+/// unchanged file again; one with the same settings skips it.
 #[test]
 fn other_parse_settings_parse_unchanged_files_again() {
     let t = tempfile::tempdir().unwrap();
@@ -593,6 +593,16 @@ fn other_parse_settings_parse_unchanged_files_again() {
     assert_eq!(run(&["--paper-chunks"]), (0, 1, 0));
     assert_eq!(run(&["--paper-chunks"]), (0, 0, 1));
     assert_eq!(run(&[]), (0, 1, 0));
+    // An index made by an older parser (whose manifest names no revision, as before
+    // `NOTES_REVISION`) has its unchanged files parsed again, once.
+    let manifest = t.path().join(".indexer/MANIFEST");
+    let mut m: Value = serde_json::from_slice(&std::fs::read(&manifest).unwrap()).unwrap();
+    for doc in m["documents"].as_object_mut().unwrap().values_mut() {
+        assert!(doc.as_object_mut().unwrap().remove("parse").is_some());
+    }
+    std::fs::write(&manifest, serde_json::to_vec_pretty(&m).unwrap()).unwrap();
+    assert_eq!(run(&[]), (0, 1, 0));
+    assert_eq!(run(&[]), (0, 0, 1));
 }
 
 /// Found when tried as a new user would: a folder ingested by its absolute path has absolute

@@ -80,7 +80,7 @@ impl GraphInfo {
 pub(crate) struct DocEntry {
     pub hash: String,
     /// The parse settings the notes were made with (see `Writer::set_parse_settings`);
-    /// empty for the defaults.
+    /// empty in indexes made before parsers named a revision.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub parse: String,
     pub title: Option<String>,

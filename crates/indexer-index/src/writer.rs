@@ -174,9 +174,10 @@ impl Writer {
         self.base.as_ref().map(|m| m.generation).unwrap_or(0)
     }
 
-    /// Names the parse settings (chunking, crops, OCR: what changes a file's notes) that the
-    /// documents upserted from now on were parsed with; empty (the default) for the default
-    /// settings. [`Writer::parsed_with`] gives them back per document.
+    /// Names the parse settings (the parser's revision, chunking, crops, OCR: what changes a
+    /// file's notes) that the documents upserted from now on were parsed with; empty until
+    /// set (as in indexes made before parsers named a revision). [`Writer::parsed_with`] gives
+    /// them back per document.
     pub fn set_parse_settings(&mut self, settings: &str) {
         self.parse = settings.to_string();
     }

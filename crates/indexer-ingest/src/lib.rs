@@ -36,7 +36,7 @@ mod pdf;
 
 pub use document::{parse_file, parse_markup};
 pub use error::{Error, Result};
-pub use options::{Chunking, FileType, IngestOptions, Progress, supported};
+pub use options::{Chunking, FileType, IngestOptions, NOTES_REVISION, Progress, supported};
 pub use pdf::crops::{crop_file_prefix, remove_stale_crops};
 pub use pdf::ocr::{TESSERACT_ENV, ocr_available};
 pub use pdf::worker::{Event, FAULTS_ENV, WorkerPool, run_worker};

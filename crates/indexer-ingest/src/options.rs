@@ -74,14 +74,22 @@ impl Default for IngestOptions {
     }
 }
 
+/// How this version makes notes of a file. Raised whenever a change to parsing or chunking
+/// changes the notes of a file whose bytes and options are unchanged, so that the next ingest
+/// parses it again instead of keeping notes made the old way. Indexes made before it existed
+/// stored no revision (read as 1). 2: every page with text starts a note, and notes know the
+/// number printed on their page.
+pub const NOTES_REVISION: u32 = 2;
+
 impl IngestOptions {
-    /// The options that change what a file's notes are (chunking, context, crops and their
-    /// resolution, OCR of pictures), those that differ from the defaults, as a short string:
-    /// empty for the defaults. An index keeps it per document, so that an ingest with other
-    /// settings parses unchanged files again instead of keeping notes made otherwise.
+    /// What a file's notes were made with, as a short string: the [`NOTES_REVISION`], then
+    /// the options that change notes (chunking, context, crops and their resolution, OCR of
+    /// pictures, aligned tables) where they differ from the defaults. An index keeps it per
+    /// document, so that an ingest with other settings or a newer parser parses unchanged
+    /// files again instead of keeping notes made otherwise.
     pub fn parse_settings(&self) -> String {
         let d = IngestOptions::default();
-        let mut parts = Vec::new();
+        let mut parts = vec![format!("notes={NOTES_REVISION}")];
         if self.chunking != d.chunking {
             parts.push(match self.chunking {
                 Chunking::Tokens { max, overlap } => format!("chunks={max}/{overlap}tokens"),
@@ -149,15 +157,19 @@ mod tests {
 
     #[test]
     fn parse_settings_name_what_differs_from_the_defaults() {
+        let rev = format!("notes={NOTES_REVISION}");
         let d = IngestOptions::default();
-        assert_eq!(d.parse_settings(), "");
+        assert_eq!(d.parse_settings(), rev);
+        // Indexes made before the revision stored nothing for the defaults: their files are
+        // parsed again.
+        assert_ne!(d.parse_settings(), "");
         // Worker count and time limit do not change notes.
         let o = IngestOptions {
             jobs: 8,
             file_timeout: Duration::from_secs(1),
             ..IngestOptions::default()
         };
-        assert_eq!(o.parse_settings(), "");
+        assert_eq!(o.parse_settings(), rev);
         let o = IngestOptions {
             chunking: Chunking::PAPER,
             crops: false,
@@ -168,13 +180,13 @@ mod tests {
         };
         assert_eq!(
             o.parse_settings(),
-            "chunks=3000/300chars crops=off ocr-pictures=on aligned-tables=on"
+            format!("{rev} chunks=3000/300chars crops=off ocr-pictures=on aligned-tables=on")
         );
         let o = IngestOptions {
             dpi: 300.0,
             ..IngestOptions::default()
         };
-        assert_eq!(o.parse_settings(), "dpi=300");
+        assert_eq!(o.parse_settings(), format!("{rev} dpi=300"));
     }
 
     #[test]
