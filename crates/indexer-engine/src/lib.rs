@@ -55,8 +55,8 @@ pub use pages::{GroupBy, NOTES_PER_PAGE, PageResponse, PageResult};
 pub use question::searched_part;
 pub use search::{
     DEFAULT_BUDGET, DEFAULT_CANDIDATES, DEFAULT_MATCHING, DEFAULT_SELECTOR, DEFAULT_SNIPPET_CHARS,
-    Engine, Hit, Pool, PoolEntry, SearchRequest, SearchResponse, Timings, load_encoder,
-    load_encoder_for, parse_pages,
+    Engine, Hit, Pool, PoolEntry, SearchRequest, SearchResponse, SearchedQuestion, Timings,
+    load_encoder, load_encoder_for, parse_pages,
 };
 pub use snippet::{QueryTerm, Snippet, query_terms, snippet_source};
 pub use texts::{Rankings, TextDocument, index_texts};

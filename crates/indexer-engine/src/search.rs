@@ -240,6 +240,34 @@ impl Engine {
         self.embed_query(&expansions.repaired(query))
     }
 
+    /// What retrieval reads of a question, as every search reads it: its searched part (without
+    /// its closing instructions about the answer), the expansions `matching` asks for of its
+    /// words, and its vector. `indexer eval` reads questions through it, so it measures what a
+    /// search does.
+    pub fn searched_question<'q>(
+        &self,
+        question: &'q str,
+        matching: Matching,
+    ) -> Result<SearchedQuestion<'q>> {
+        self.read_question(&self.index(), question, matching)
+    }
+
+    fn read_question<'q>(
+        &self,
+        backend: &Backend,
+        question: &'q str,
+        matching: Matching,
+    ) -> Result<SearchedQuestion<'q>> {
+        let text = searched_part(question);
+        let expansions = backend.expand(text, matching)?;
+        let vector = self.embed_expanded(text, &expansions)?;
+        Ok(SearchedQuestion {
+            text,
+            expansions,
+            vector,
+        })
+    }
+
     /// The hybrid candidates of a question: the top `k` of BM25 (the words and their
     /// `expansions`) and of the vectors, fused as `fusion` says, with `filter` applied inside
     /// both searches.
@@ -303,9 +331,11 @@ impl Engine {
         }
         // Retrieval reads the question without its instructions about the answer; the
         // response (and the reader of `ask`) keeps the whole question.
-        let searched = searched_part(query);
-        let expansions = view.backend().expand(searched, req.matching)?;
-        let qvec = self.embed_expanded(searched, &expansions)?;
+        let SearchedQuestion {
+            text: searched,
+            expansions,
+            vector: qvec,
+        } = self.read_question(view.backend(), query, req.matching)?;
         let t_embed = t0.elapsed();
         let pool = question_pool(
             view.backend(),
@@ -370,6 +400,17 @@ impl Engine {
         let view = self.view();
         view.image_path(&view.note(id).ok()??)
     }
+}
+
+/// What retrieval reads of a question ([`Engine::searched_question`]).
+#[derive(Debug, Clone)]
+pub struct SearchedQuestion<'q> {
+    /// The question without its closing instructions about the answer.
+    pub text: &'q str,
+    /// Completions and corrections of its words in the index.
+    pub expansions: Expansions,
+    /// Its vector: the text with its misspelt or unfinished words repaired, embedded.
+    pub vector: Vec<f32>,
 }
 
 /// A checked request with its query vector and candidates.

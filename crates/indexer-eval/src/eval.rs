@@ -384,9 +384,11 @@ pub fn run_eval(
             continue;
         }
         // What `indexer query` searches of a question (its instructions about the answer left out).
-        let searched = indexer_engine::searched_part(&q.question);
-        let expansions = engine.expand(searched, cfg.matching)?;
-        let qvec = engine.embed_expanded(searched, &expansions)?;
+        let indexer_engine::SearchedQuestion {
+            text: searched,
+            expansions,
+            vector: qvec,
+        } = engine.searched_question(&q.question, cfg.matching)?;
         let mut new_rows = Vec::new();
         for pool_mode in &cfg.pools {
             let todo: Vec<Row> = wanted
