@@ -197,10 +197,7 @@ impl Collection {
                 .consistency_level(sdk::ConsistencyLevel::Strong)
                 .build()
                 .map_err(me)?;
-            call(&rt, &client, req, |c, req| async move {
-                c.create_collection(req).await
-            })
-            .map_err(me)?;
+            Collection::create(&client, &rt, &url.collection, req).map_err(me)?;
         }
         let files = url.files_collection();
         if !Collection::exists(&client, &rt, &files).map_err(me)? {
@@ -211,10 +208,7 @@ impl Collection {
                 .consistency_level(sdk::ConsistencyLevel::Strong)
                 .build()
                 .map_err(me)?;
-            call(&rt, &client, req, |c, req| async move {
-                c.create_collection(req).await
-            })
-            .map_err(me)?;
+            Collection::create(&client, &rt, &files, req).map_err(me)?;
         }
         let mut info = Collection::read_info(url, &client, &rt)?;
         if info.model != model {
@@ -244,6 +238,26 @@ impl Collection {
         };
         col.load()?;
         Ok(col)
+    }
+
+    /// Creates collection `name`. Two writers that start on a new index both find it missing
+    /// and both create it: the one that loses the race finds it made and goes on (what it
+    /// was made with is checked after, as for any existing index).
+    fn create(
+        client: &ClientV2,
+        rt: &tokio::runtime::Runtime,
+        name: &str,
+        req: sdk::request::collection::CreateCollectionRequest,
+    ) -> sdk::error::Result<()> {
+        match call(rt, client, req, |c, req| async move {
+            c.create_collection(req).await
+        }) {
+            Ok(_) => Ok(()),
+            Err(e) => match Collection::exists(client, rt, name) {
+                Ok(true) => Ok(()),
+                _ => Err(e),
+            },
+        }
     }
 
     fn load(&self) -> Result<()> {
