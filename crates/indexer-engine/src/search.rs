@@ -270,7 +270,7 @@ impl Engine {
 
     /// The hybrid candidates of a question: the top `k` of BM25 (the words and their
     /// `expansions`) and of the vectors, fused as `fusion` says, with `filter` applied inside
-    /// both searches.
+    /// both searches, and the pages the question names put first (`named_pages`).
     pub fn hybrid_pool(
         &self,
         query: &str,
