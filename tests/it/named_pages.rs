@@ -76,6 +76,9 @@ fn printed_page_numbers_and_pages_named_in_questions() {
     // "Page 12" is first the page that shows 12, then the twelfth page of the file.
     let got = evidence_pages(dir, THESIS, "What is on page 12?");
     assert_eq!(got[..2], [27, 12], "{got:?}");
+    // A roman numeral is the front-matter page that shows it, never a place in the file.
+    let got = evidence_pages(dir, THESIS, "What does page xv list?");
+    assert_eq!(got[0], 15, "{got:?}");
     // An ordinal is a place in the file.
     assert_eq!(
         evidence_pages(dir, THESIS, "What is on the second page?")[0],

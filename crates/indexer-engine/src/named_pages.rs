@@ -21,6 +21,9 @@ use std::collections::{BTreeMap, HashMap};
 pub enum PageRef {
     /// Pages `first..=last` by number: the numbers printed on them, or else their places.
     Numbers(u32, u32),
+    /// Pages `first..=last` by roman numeral ("page xiv"): only pages that show them (front
+    /// matter), never places in the file.
+    Roman(u32, u32),
     /// The page at this place in the file (1-based): "the second page", "the cover".
     Place(u32),
     /// The document's last page.
@@ -114,6 +117,102 @@ fn ordinal(t: Option<&Token>) -> Option<u32> {
         .flatten()
 }
 
+/// Roman digits, the subtractive pairs among them, largest first.
+const ROMAN_DIGITS: [(&str, u32); 13] = [
+    ("m", 1000),
+    ("cm", 900),
+    ("d", 500),
+    ("cd", 400),
+    ("c", 100),
+    ("xc", 90),
+    ("l", 50),
+    ("xl", 40),
+    ("x", 10),
+    ("ix", 9),
+    ("v", 5),
+    ("iv", 4),
+    ("i", 1),
+];
+
+/// The value of a roman numeral written the usual way (`xiv`, `XIV`; not `iiii`, `ixv` or
+/// `dim`): the word must be what the value writes as.
+pub(crate) fn roman_value(w: &str) -> Option<u32> {
+    let lower = w.to_ascii_lowercase();
+    if lower.is_empty() || lower.len() > 15 {
+        return None;
+    }
+    let mut rest = lower.as_str();
+    let mut value = 0;
+    for (digit, v) in ROMAN_DIGITS {
+        while let Some(r) = rest.strip_prefix(digit) {
+            rest = r;
+            value += v;
+        }
+    }
+    (rest.is_empty() && to_roman(value) == lower).then_some(value)
+}
+
+fn to_roman(mut n: u32) -> String {
+    let mut out = String::new();
+    for (digit, v) in ROMAN_DIGITS {
+        while n >= v {
+            out.push_str(digit);
+            n -= v;
+        }
+    }
+    out
+}
+
+/// A page's roman numeral in a question: "page xiv". Front matter is a few dozen pages, so
+/// numerals with `d` or `m` (500, 1000) are words ("page mix").
+fn roman(t: Option<&Token>) -> Option<u32> {
+    match t? {
+        Token::Word(w) if !w.contains(['d', 'm']) => roman_value(w),
+        _ => None,
+    }
+}
+
+/// How a page is numbered in a question: a range keeps to one.
+#[derive(Clone, Copy)]
+enum Numbering {
+    Arabic,
+    Roman,
+}
+
+impl Numbering {
+    fn value(self, t: Option<&Token>) -> Option<u32> {
+        match self {
+            Numbering::Arabic => number(t),
+            Numbering::Roman => roman(t),
+        }
+    }
+
+    fn pages(self, a: u32, b: u32) -> PageRef {
+        match self {
+            Numbering::Arabic => PageRef::Numbers(a, b),
+            Numbering::Roman => PageRef::Roman(a, b),
+        }
+    }
+}
+
+/// The page number that opens a list item or a range at `j`. A one-letter roman numeral
+/// stands only at the start of a range ("pages i-iv"): alone, "page I" is more often the
+/// pronoun and "page X" a placeholder.
+fn opening(t: &[Token], j: usize) -> Option<(u32, Numbering)> {
+    if let Some(a) = number(t.get(j)) {
+        return Some((a, Numbering::Arabic));
+    }
+    let a = roman(t.get(j))?;
+    let long = matches!(t.get(j), Some(Token::Word(w)) if w.len() > 1);
+    let range = ranges_to(t.get(j + 1)) && roman(t.get(j + 2)).is_some();
+    (long || range).then_some((a, Numbering::Roman))
+}
+
+/// A dash, "to" or "through": what joins the ends of a range.
+fn ranges_to(t: Option<&Token>) -> bool {
+    t == Some(&Token::Dash) || word_is(t, &["to", "through"])
+}
+
 const PAGE_WORDS: &[&str] = &["page", "pages", "slide", "slides"];
 
 /// The pages `question` names, in the order it names them.
@@ -126,19 +225,17 @@ pub fn named_pages(question: &str) -> Vec<PageRef> {
         if word_is(t.get(i), PAGE_WORDS) || abbreviation {
             // A list of numbers and ranges: "pages 3, 5 and 9-11".
             let mut j = i + if abbreviation { 2 } else { 1 };
-            while let Some(a) = number(t.get(j)) {
-                let to =
-                    t.get(j + 1) == Some(&Token::Dash) || word_is(t.get(j + 1), &["to", "through"]);
-                match (to, number(t.get(j + 2))) {
+            while let Some((a, numbering)) = opening(&t, j) {
+                match (ranges_to(t.get(j + 1)), numbering.value(t.get(j + 2))) {
                     (true, Some(b)) => {
                         if a >= 1 && b >= a && b - a < MAX_RANGE {
-                            out.push(PageRef::Numbers(a, b));
+                            out.push(numbering.pages(a, b));
                         }
                         j += 3;
                     }
                     _ => {
                         if a >= 1 {
-                            out.push(PageRef::Numbers(a, a));
+                            out.push(numbering.pages(a, a));
                         }
                         j += 1;
                     }
@@ -189,6 +286,16 @@ fn page_bonuses(refs: &[PageRef], labels: &BTreeMap<u32, Option<&str>>) -> HashM
             PageRef::Place(n) => {
                 if labels.contains_key(&n) {
                     give(n, NAMED_PAGE_BONUS);
+                }
+            }
+            PageRef::Roman(a, b) => {
+                for (&p, label) in labels {
+                    if label
+                        .and_then(roman_value)
+                        .is_some_and(|v| (a..=b).contains(&v))
+                    {
+                        give(p, NAMED_PAGE_BONUS);
+                    }
                 }
             }
             PageRef::Numbers(a, b) => {
@@ -298,7 +405,7 @@ pub(crate) fn put_named_pages_first(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use PageRef::{Last, Numbers, Place};
+    use PageRef::{Last, Numbers, Place, Roman};
 
     #[test]
     fn named_pages_reads_numbers_ranges_and_words() {
@@ -335,8 +442,40 @@ mod tests {
             ("Is page-level retrieval better?", vec![]),
             ("page 0", vec![]),
             ("It covers the topic; a cover letter.", vec![]),
+            ("What is listed on page xiv?", vec![Roman(14, 14)]),
+            (
+                "Summarise pages i-iv and Page IX.",
+                vec![Roman(1, 4), Roman(9, 9)],
+            ),
+            ("pages xii to xv", vec![Roman(12, 15)]),
+            ("Which page I should read first?", vec![]),
+            ("page iiii or page mix-up", vec![]),
+            ("Write each as \"Page X\", e.g. page v", vec![]),
+            ("from page X to page Y", vec![]),
         ] {
             assert_eq!(named_pages(q), want, "{q:?}");
+        }
+    }
+
+    #[test]
+    fn roman_numerals_read_as_they_are_written() {
+        for (w, v) in [
+            ("i", 1),
+            ("iv", 4),
+            ("xiv", 14),
+            ("XIV", 14),
+            ("xl", 40),
+            ("mcmxc", 1990),
+        ] {
+            assert_eq!(roman_value(w), Some(v), "{w}");
+            assert_eq!(to_roman(v), w.to_ascii_lowercase());
+        }
+        for w in ["", "iiii", "ixv", "vx", "dim", "mid", "civil", "il", "12"] {
+            assert_eq!(roman_value(w), None, "{w}");
+        }
+        // Every value up to 3999 writes one way and reads back.
+        for v in 1..4000 {
+            assert_eq!(roman_value(&to_roman(v)), Some(v));
         }
     }
 
@@ -365,6 +504,12 @@ mod tests {
         assert_eq!(
             page_bonuses(&[Place(2), Place(9)], &l),
             HashMap::from([(2, NAMED_PAGE_BONUS)])
+        );
+        // A roman numeral names the pages that show it, and no place in the file.
+        let l = labels(&[(1, None), (2, Some("i")), (3, Some("ii")), (4, Some("1"))]);
+        assert_eq!(
+            page_bonuses(&[Roman(2, 2), Roman(4, 4)], &l),
+            HashMap::from([(3, NAMED_PAGE_BONUS)])
         );
         // A page both shown and placed keeps the larger bonus.
         let l = labels(&[(1, Some("1")), (2, Some("2"))]);
