@@ -169,6 +169,10 @@ struct SearchArgs {
     /// typing (prefix and typos)
     #[arg(long, value_name = "HOW", default_value_t = indexer_engine::DEFAULT_MATCHING)]
     matching: indexer_engine::Matching,
+    /// Search BM25 once, without the terms of the first round's best note (pseudo-relevance
+    /// feedback, on by default)
+    #[arg(long)]
+    no_feedback: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -281,6 +285,9 @@ struct EvalArgs {
     /// `query`)
     #[arg(long, value_name = "HOW", default_value_t = indexer_engine::DEFAULT_MATCHING)]
     matching: indexer_engine::Matching,
+    /// The hybrid pool without pseudo-relevance feedback (as for `query`)
+    #[arg(long)]
+    no_feedback: bool,
     /// Output folder: report.md, results.jsonl (a rerun resumes), plots
     #[arg(long, value_name = "DIR", default_value = "eval-out")]
     out: PathBuf,
@@ -645,6 +652,7 @@ fn search_request(
         },
         fusion: Default::default(),
         matching: args.matching,
+        feedback: !args.no_feedback,
         snippet_chars: indexer_engine::DEFAULT_SNIPPET_CHARS,
     })
 }
@@ -828,6 +836,7 @@ fn eval(args: EvalArgs, cfg: &config::Config, index: Option<PathBuf>) -> Result<
         pools: args.pools,
         candidates: args.candidates,
         fusion: args.fusion,
+        feedback: !args.no_feedback,
         matching: args.matching,
         out: args.out.clone(),
         limit: args.limit,

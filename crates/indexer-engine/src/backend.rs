@@ -3,11 +3,9 @@
 //! either.
 
 use crate::milvus::MilvusIndex;
-use crate::search::{Pool, hybrid_pool};
+use crate::search::{FirstStage, Pool, hybrid_pool};
 use crate::{IndexLocation, Result};
-use indexer_index::{
-    DocumentInfo, Expansions, FailureInfo, Filter, Fusion, Index, Matching, Stats,
-};
+use indexer_index::{DocumentInfo, Expansions, FailureInfo, Filter, Index, Matching, Stats};
 use indexer_notes::Note;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -138,14 +136,14 @@ impl Backend {
         &self,
         query: &str,
         vector: &[f32],
-        k: usize,
         filter: &Filter,
-        fusion: Fusion,
+        stage: FirstStage,
         expansions: &Expansions,
     ) -> Result<Pool> {
         match self {
-            Backend::Local(i) => hybrid_pool(i, query, vector, k, filter, fusion, expansions),
-            Backend::Milvus(m) => m.pool(query, vector, k, filter, fusion),
+            Backend::Local(i) => hybrid_pool(i, query, vector, filter, stage, expansions),
+            // Milvus's BM25 function takes text, not weighted terms: no feedback there.
+            Backend::Milvus(m) => m.pool(query, vector, stage.candidates, filter, stage.fusion),
         }
     }
 }

@@ -54,9 +54,9 @@ pub use named_pages::{NAMED_PAGE_BONUS, PLACED_PAGE_BONUS, PageRef, named_pages}
 pub use pages::{GroupBy, NOTES_PER_PAGE, PageResponse, PageResult};
 pub use question::searched_part;
 pub use search::{
-    DEFAULT_BUDGET, DEFAULT_CANDIDATES, DEFAULT_MATCHING, DEFAULT_SELECTOR, DEFAULT_SNIPPET_CHARS,
-    Engine, Hit, Pool, PoolEntry, SearchRequest, SearchResponse, SearchedQuestion, Timings,
-    load_encoder, load_encoder_for, parse_pages,
+    DEFAULT_BUDGET, DEFAULT_CANDIDATES, DEFAULT_FEEDBACK, DEFAULT_MATCHING, DEFAULT_SELECTOR,
+    DEFAULT_SNIPPET_CHARS, Engine, FirstStage, Hit, Pool, PoolEntry, SearchRequest, SearchResponse,
+    SearchedQuestion, Timings, load_encoder, load_encoder_for, parse_pages,
 };
 pub use snippet::{QueryTerm, Snippet, query_terms, snippet_source};
 pub use texts::{Rankings, TextDocument, index_texts};

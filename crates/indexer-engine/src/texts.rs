@@ -4,7 +4,7 @@
 use crate::search::Engine;
 use crate::{Error, Result};
 use indexer_embed::Encoder;
-use indexer_index::{Candidate, CandidateQuery, Expansions, Filter, Fusion, Writer, fuse};
+use indexer_index::{Candidate, CandidateQuery, Expansions, Filter, Fusion, Writer};
 use indexer_notes::{Note, NoteKind, ParsedDocument};
 
 /// A document given as text.
@@ -75,8 +75,10 @@ pub fn index_texts(
 pub struct Rankings {
     pub bm25: Vec<String>,
     pub vectors: Vec<String>,
-    /// One ranking per fusion, in the order given.
+    /// One ranking per fusion, in the order given: the first stage as a search runs it.
     pub fused: Vec<Vec<String>>,
+    /// The default fusion of the two lists without pseudo-relevance feedback.
+    pub fused_without_feedback: Vec<String>,
 }
 
 impl Engine {
@@ -95,41 +97,45 @@ impl Engine {
                 "BEIR rankings read a local index folder, not a Milvus collection".into(),
             ));
         };
-        // One search: the candidates hold both lists with their ranks and scores, and are
-        // fused again for each fusion.
-        let mut hits = index
-            .candidates(&CandidateQuery {
+        let search = |fusion: Fusion, feedback: bool| {
+            index.candidates(&CandidateQuery {
                 text: query,
                 vector,
                 bm25_k: k,
                 vector_k: k,
-                fusion: Fusion::default(),
+                fusion,
                 filter: Filter::default(),
                 expansions: Some(expansions),
-            })?
-            .hits;
+                feedback,
+            })
+        };
         let docs_of = |hits: &[Candidate]| -> Vec<String> {
             hits.iter()
                 .filter_map(|h| index.doc_of_ordinal(h.ordinal).map(str::to_string))
                 .collect()
         };
+        // Without feedback, the candidates hold each retriever's own list with its ranks.
+        let plain = search(Fusion::default(), false)?.hits;
         let by_rank = |rank: fn(&Candidate) -> Option<usize>| -> Vec<String> {
-            let mut listed: Vec<Candidate> =
-                hits.iter().filter(|h| rank(h).is_some()).cloned().collect();
+            let mut listed: Vec<Candidate> = plain
+                .iter()
+                .filter(|h| rank(h).is_some())
+                .cloned()
+                .collect();
             listed.sort_by_key(rank);
             docs_of(&listed)
         };
         let bm25 = by_rank(|h| h.bm25_rank);
         let vectors = by_rank(|h| h.vector_rank);
-        let mut fused = Vec::with_capacity(fusions.len());
-        for &fusion in fusions {
-            fuse(&mut hits, fusion);
-            fused.push(docs_of(&hits));
-        }
+        let fused = fusions
+            .iter()
+            .map(|&fusion| Ok(docs_of(&search(fusion, true)?.hits)))
+            .collect::<Result<Vec<_>>>()?;
         Ok(Rankings {
             bm25,
             vectors,
             fused,
+            fused_without_feedback: docs_of(&plain),
         })
     }
 }

@@ -1,4 +1,4 @@
-//! BEIR retrieval: nDCG@10 and recall@100 of BM25 alone, vectors alone and the fused (RRF)
+//! BEIR retrieval: nDCG@10 and recall@100 of BM25 alone, vectors alone and the fused
 //! candidates, over an index built from the corpus.
 
 use crate::metrics::{Mean, ndcg_at, recall_at};
@@ -75,6 +75,7 @@ pub fn run_beir(
     let fusions = [Fusion::default(), Fusion::Rrf { k: RRF_K }];
     let mut names = vec!["bm25".to_string(), "vectors".to_string()];
     names.extend(fusions.iter().map(|f| format!("fused ({f})")));
+    names.push(format!("fused ({}), no feedback", Fusion::default()));
     let mut ndcg = vec![Mean::default(); names.len()];
     let mut rec = vec![Mean::default(); names.len()];
     for (qi, q) in set.queries.iter().enumerate() {
@@ -82,7 +83,10 @@ pub fn run_beir(
         let expansions = engine.expand(&q.text, matching)?;
         let qvec = engine.embed_expanded(&q.text, &expansions)?;
         let r = engine.rankings(&q.text, &qvec, RANKED, &fusions, &expansions)?;
-        let lists = [r.bm25, r.vectors].into_iter().chain(r.fused);
+        let lists = [r.bm25, r.vectors]
+            .into_iter()
+            .chain(r.fused)
+            .chain([r.fused_without_feedback]);
         for (m, ranked) in lists.enumerate() {
             let r: Vec<&str> = ranked.iter().map(String::as_str).collect();
             ndcg[m].add(ndcg_at(&r, qrels, 10));

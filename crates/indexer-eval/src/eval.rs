@@ -5,8 +5,8 @@ use crate::metrics::{
 };
 use crate::{Error, Question, Result, read_questions};
 use indexer_engine::{
-    DEFAULT_MATCHING, Engine, Filter, Fusion, Matching, Note, Pool, Selector, SelectorKind,
-    SelectorSpec,
+    DEFAULT_MATCHING, Engine, Filter, FirstStage, Fusion, Matching, Note, Pool, Selector,
+    SelectorKind, SelectorSpec,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -60,6 +60,8 @@ pub struct EvalConfig {
     pub candidates: usize,
     /// How the hybrid pool fuses its BM25 and vector lists.
     pub fusion: Fusion,
+    /// Pseudo-relevance feedback in the hybrid pool's first stage.
+    pub feedback: bool,
     /// How query words match the index's terms in the hybrid pool.
     pub matching: Matching,
     pub out: PathBuf,
@@ -404,12 +406,15 @@ pub fn run_eval(
                 PoolMode::Hybrid => engine.hybrid_pool(
                     searched,
                     &qvec,
-                    cfg.candidates,
                     &Filter {
                         docs: q.docs.clone(),
                         ..Filter::default()
                     },
-                    cfg.fusion,
+                    FirstStage {
+                        candidates: cfg.candidates,
+                        fusion: cfg.fusion,
+                        feedback: cfg.feedback,
+                    },
                     &expansions,
                 )?,
             };
@@ -586,6 +591,9 @@ fn command_line(cfg: &EvalConfig) -> String {
         cfg.candidates,
         cfg.out.display()
     );
+    if !cfg.feedback {
+        s.push_str(" --no-feedback");
+    }
     if cfg.fusion != Fusion::default() {
         s.push_str(&format!(" --fusion {}", cfg.fusion));
     }

@@ -91,6 +91,7 @@ fn report_recall_by_source_and_resume() {
         pools: vec![PoolMode::All, PoolMode::Hybrid],
         candidates: 20,
         fusion: Default::default(),
+        feedback: indexer_engine::DEFAULT_FEEDBACK,
         matching: indexer_engine::DEFAULT_MATCHING,
         out: out.clone(),
         limit: None,

@@ -2,6 +2,7 @@
 
 use crate::committed_dir::CommittedDir;
 use crate::error::{Error, Result};
+use crate::feedback::Feedback;
 use crate::fsutil::{self, CROPS};
 use crate::graph::{self, Graph, HnswParams};
 use crate::manifest::{DocEntry, Manifest};
@@ -127,6 +128,9 @@ pub struct CandidateQuery<'a> {
     /// Prefix and typo expansions of the words, searched by BM25 beside the words as typed
     /// (from [`Index::expand`]).
     pub expansions: Option<&'a Expansions>,
+    /// Pseudo-relevance feedback: BM25 searches again with the terms that mark the first
+    /// round's best note beside the question's words ([`Feedback`]). Needs `text`.
+    pub feedback: bool,
 }
 
 impl Default for CandidateQuery<'_> {
@@ -139,6 +143,7 @@ impl Default for CandidateQuery<'_> {
             fusion: Fusion::default(),
             filter: Filter::default(),
             expansions: None,
+            feedback: true,
         }
     }
 }
@@ -170,6 +175,8 @@ pub struct CandidateSet {
     pub vectors: Vec<f32>,
     /// Links between candidates, as indices into `hits` (from, to), from the notes' links.
     pub links: Vec<(usize, usize)>,
+    /// The feedback terms BM25 searched beside the question (empty without feedback).
+    pub feedback: Feedback,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -589,7 +596,7 @@ impl Index {
         expansions: Option<&Expansions>,
     ) -> Result<Vec<(usize, f32)>> {
         guarded(&self.tantivy_dir(), || {
-            self.bm25_search(text, k, filter, expansions)
+            self.bm25_search(text, k, filter, expansions, None)
         })
     }
 
@@ -599,17 +606,28 @@ impl Index {
         k: usize,
         filter: &Filter,
         expansions: Option<&Expansions>,
+        feedback: Option<&Feedback>,
     ) -> Result<Vec<(usize, f32)>> {
         if k == 0 || text.trim().is_empty() {
             return Ok(Vec::new());
         }
         let (parsed, _errors) = self.parser.parse_query_lenient(text);
-        let query: Box<dyn Query> = match expansions.and_then(|e| e.query(&self.fields.searched)) {
-            None => parsed,
-            Some(e) => Box::new(BooleanQuery::new(vec![
-                (Occur::Should, parsed),
-                (Occur::Should, e),
-            ])),
+        let extra: Vec<Box<dyn Query>> = [
+            expansions.and_then(|e| e.query(&self.fields.searched)),
+            feedback.and_then(|f| f.query(&self.fields.searched)),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let query: Box<dyn Query> = if extra.is_empty() {
+            parsed
+        } else {
+            Box::new(BooleanQuery::new(
+                std::iter::once(parsed)
+                    .chain(extra)
+                    .map(|q| (Occur::Should, q))
+                    .collect(),
+            ))
         };
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, query)];
         let f = &self.fields;
@@ -782,6 +800,44 @@ impl Index {
     pub fn candidates(&self, q: &CandidateQuery<'_>) -> Result<CandidateSet> {
         let bm25 = self.bm25_expanded(q.text, q.bm25_k, &q.filter, q.expansions)?;
         let near = self.nearest(q.vector, q.vector_k, &q.filter)?;
+        let mut hits = self.assemble(q, &bm25, &near)?;
+        // Pseudo-relevance feedback: the best note's own words, searched again beside the
+        // question's (see the `feedback` module). Only from a note BM25 found: one that no
+        // word of the question reaches is the vectors' guess alone, too weak to search by. A
+        // note the store cannot read (damage) gives none; the search goes on without it.
+        let mut feedback = Feedback::default();
+        if q.feedback
+            && !q.text.trim().is_empty()
+            && let Some(top) = hits.first()
+            && top.bm25_rank.is_some()
+            && let Ok(note) = self.store.note(top.ordinal)
+        {
+            feedback = guarded(&self.tantivy_dir(), || {
+                Ok(Feedback::from_note(
+                    &note.text,
+                    q.text,
+                    &mut self.stemmer.clone(),
+                    &self.searcher,
+                    self.fields.text,
+                ))
+            })?;
+            if !feedback.is_empty() {
+                let bm25 = guarded(&self.tantivy_dir(), || {
+                    self.bm25_search(q.text, q.bm25_k, &q.filter, q.expansions, Some(&feedback))
+                })?;
+                hits = self.assemble(q, &bm25, &near)?;
+            }
+        }
+        self.finish(hits, feedback)
+    }
+
+    /// The candidates of a BM25 list and a vector list, fused as `q` asks.
+    fn assemble(
+        &self,
+        q: &CandidateQuery<'_>,
+        bm25: &[(usize, f32)],
+        near: &[(usize, f32)],
+    ) -> Result<Vec<Candidate>> {
         let mut by_ord: HashMap<usize, usize> = HashMap::new();
         let mut hits: Vec<Candidate> = Vec::with_capacity(bm25.len() + near.len());
         let mut slot = |o: usize, hits: &mut Vec<Candidate>| -> Result<usize> {
@@ -822,6 +878,12 @@ impl Index {
             }
         }
         fuse(&mut hits, q.fusion);
+        Ok(hits)
+    }
+
+    /// The candidate set of fused hits: their vectors, note ids and links.
+    fn finish(&self, mut hits: Vec<Candidate>, feedback: Feedback) -> Result<CandidateSet> {
+        let dim = self.dim();
         let mut vectors = Vec::with_capacity(hits.len() * dim);
         let mut heads = Vec::with_capacity(hits.len());
         for h in &mut hits {
@@ -851,6 +913,7 @@ impl Index {
             hits,
             vectors,
             links,
+            feedback,
         })
     }
 

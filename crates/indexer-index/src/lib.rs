@@ -30,6 +30,7 @@
 mod analyze;
 mod committed_dir;
 mod error;
+mod feedback;
 mod fsutil;
 mod graph;
 mod index;
@@ -42,6 +43,7 @@ mod writer;
 
 pub use analyze::analyze;
 pub use error::{Error, Result};
+pub use feedback::{FEEDBACK_TERMS, FEEDBACK_WEIGHT, Feedback};
 pub use fsutil::GcStats;
 pub use graph::{EXACT_THRESHOLD, HnswParams, dot, exact_search};
 pub use index::{

@@ -223,6 +223,17 @@ fn main() {
 
     let page = indexer_server::PAGE_SEARCH_PARAMS;
     let exact = page.replace("matching=typing", "matching=exact");
+    // The first stage's second BM25 search (pseudo-relevance feedback) against none.
+    let once = if page.contains("feedback=false") {
+        page.replace("feedback=false", "feedback=true")
+    } else {
+        format!("{page}&feedback=false")
+    };
+    let once_name = if page.contains("feedback=false") {
+        "typing, feedback"
+    } else {
+        "typing, no feedback"
+    };
     // Warm up: the first queries load the encoder's and the index's pages.
     for q in alone.iter().take(20) {
         conn.get(&format!("/search?q={}&{page}", encode(q)));
@@ -244,14 +255,18 @@ fn main() {
         (
             "3-letter prefix alone",
             &alone,
-            &[("typing", page), ("exact", &exact)],
+            &[("typing", page), ("exact", &exact), (once_name, &once)],
         ),
         (
             "words + 3-letter prefix",
             &typed,
-            &[("typing", page), ("exact", &exact)],
+            &[("typing", page), ("exact", &exact), (once_name, &once)],
         ),
-        ("full words", &full, &[("typing", page), ("exact", &exact)]),
+        (
+            "full words",
+            &full,
+            &[("typing", page), ("exact", &exact), (once_name, &once)],
+        ),
         (
             "full words, 10 hits ungrouped",
             &full,

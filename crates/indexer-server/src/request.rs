@@ -45,6 +45,8 @@ pub(crate) struct SearchQuery {
     pub pages: Option<Pages>,
     /// `exact`, `prefix`, `typos` or `typing`.
     pub matching: Option<String>,
+    /// Pseudo-relevance feedback in the first stage (default true).
+    pub feedback: Option<bool>,
     /// `page` or `document`.
     pub group: Option<String>,
     /// The keys of each hit to send (a list, or comma-separated).
@@ -95,6 +97,7 @@ pub(crate) struct SearchQueryGet {
     kind: Option<String>,
     pages: Option<String>,
     matching: Option<String>,
+    feedback: Option<String>,
     group: Option<String>,
     fields: Option<String>,
     snippet_chars: Option<String>,
@@ -113,11 +116,25 @@ impl TryFrom<SearchQueryGet> for SearchQuery {
             kind: p.kind.map(OneOrMany::One),
             pages: p.pages.map(Pages::Text),
             matching: p.matching,
+            feedback: boolean("feedback", p.feedback)?,
             group: p.group,
             fields: p.fields.map(OneOrMany::One),
             snippet_chars: count("snippet_chars", p.snippet_chars)?,
         })
     }
+}
+
+/// A boolean from the query string: `true` or `false` (also `1` or `0`).
+fn boolean(name: &str, v: Option<String>) -> Result<Option<bool>, ApiError> {
+    v.map(|v| match v.trim() {
+        "true" | "1" => Ok(true),
+        "false" | "0" => Ok(false),
+        _ => Err(ApiError::bad_request(
+            "bad_boolean",
+            format!("{name} must be true or false, not {v:?}"),
+        )),
+    })
+    .transpose()
 }
 
 /// A count from the query string.
@@ -191,6 +208,9 @@ impl SearchQuery {
             req.matching = m
                 .parse::<Matching>()
                 .map_err(|e| ApiError::bad_request("unknown_matching", e))?;
+        }
+        if let Some(f) = self.feedback {
+            req.feedback = f;
         }
         let group = self
             .group
@@ -339,6 +359,31 @@ mod tests {
         let e = get("q=x&fields=doc,body").unwrap_err();
         assert_eq!(e.code, "unknown_field");
         assert!(e.message.contains("snippet_html"), "{}", e.message);
+    }
+
+    #[test]
+    fn feedback_in_both_forms() {
+        for (get_q, post_q) in [
+            ("q=x&feedback=false", r#"{"q": "x", "feedback": false}"#),
+            ("q=x&feedback=0", r#"{"q": "x", "feedback": false}"#),
+        ] {
+            assert!(!get(get_q).unwrap().feedback, "{get_q}");
+            assert!(!post(post_q).unwrap().feedback, "{post_q}");
+        }
+        assert!(get("q=x&feedback=true").unwrap().feedback);
+        assert!(post(r#"{"q": "x", "feedback": true}"#).unwrap().feedback);
+        assert_eq!(
+            get("q=x").unwrap().feedback,
+            indexer_engine::DEFAULT_FEEDBACK
+        );
+        assert_eq!(
+            post(r#"{"q": "x"}"#).unwrap().feedback,
+            indexer_engine::DEFAULT_FEEDBACK
+        );
+        let e = get("q=x&feedback=no").unwrap_err();
+        assert_eq!(e.code, "bad_boolean");
+        assert!(e.message.contains("feedback"), "{}", e.message);
+        assert!(serde_json::from_str::<SearchQuery>(r#"{"q": "x", "feedback": "no"}"#).is_err());
     }
 
     #[test]

@@ -57,6 +57,8 @@ fn fused_scores_follow_their_definitions() {
                 bm25_k: k,
                 vector_k: k,
                 fusion,
+                // The two lists as they are: feedback would search BM25 again.
+                feedback: false,
                 ..Default::default()
             })
             .unwrap()

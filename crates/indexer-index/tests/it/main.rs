@@ -1,6 +1,7 @@
 mod basic;
 mod common;
 mod crash;
+mod feedback;
 mod filters;
 mod fusion;
 mod incremental;
