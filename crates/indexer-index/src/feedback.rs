@@ -13,10 +13,10 @@
 //! documents: a note is a passage, and a long document's next best notes are mostly more of
 //! the same document.
 
+use crate::analyze::analyze;
 use std::collections::{HashMap, HashSet};
 use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption};
-use tantivy::tokenizer::{TextAnalyzer, TokenStream};
 use tantivy::{Searcher, Term};
 
 /// Terms taken from the best note.
@@ -40,13 +40,12 @@ impl Feedback {
     pub(crate) fn from_note(
         note: &str,
         question: &str,
-        analyzer: &mut TextAnalyzer,
         searcher: &Searcher,
         field: Field,
     ) -> Feedback {
-        let asked: HashSet<String> = stems(analyzer, question).into_iter().collect();
+        let asked: HashSet<String> = analyze(question).into_iter().collect();
         let mut tf: HashMap<String, u32> = HashMap::new();
-        for t in stems(analyzer, note) {
+        for t in analyze(note) {
             if t.chars().count() >= MIN_TERM_CHARS
                 && t.chars().any(char::is_alphabetic)
                 && !asked.contains(&t)
@@ -109,13 +108,4 @@ impl Feedback {
 /// BM25's idf of a term in `df` of `docs` documents (as tantivy computes it).
 fn bm25_idf(docs: f32, df: f32) -> f32 {
     (1.0 + (docs - df + 0.5) / (df + 0.5)).ln()
-}
-
-fn stems(analyzer: &mut TextAnalyzer, text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut s = analyzer.token_stream(text);
-    while s.advance() {
-        out.push(s.token().text.clone());
-    }
-    out
 }

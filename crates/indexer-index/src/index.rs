@@ -816,7 +816,6 @@ impl Index {
                 Ok(Feedback::from_note(
                     &note.text,
                     q.text,
-                    &mut self.stemmer.clone(),
                     &self.searcher,
                     self.fields.text,
                 ))
