@@ -87,6 +87,13 @@ enum Command {
     },
     /// Measure evidence quality against gold evidence pages, or retrieval on a BEIR folder
     Eval(EvalArgs),
+    /// Serve the index to agents: a Model Context Protocol server on stdin and stdout (tools
+    /// search, ask, show, list_documents; crop images as resources)
+    Mcp {
+        /// The model server of the `ask` tool (as for `ask`; without one the tool says so)
+        #[command(flatten)]
+        llm: LlmArgs,
+    },
     /// Show where the runtime parts are and check that they load
     Runtime,
     /// Internal: a PDF worker process (reads jobs on stdin)
@@ -435,6 +442,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 ..cfg
             };
             tokio::runtime::Runtime::new()?.block_on(indexer_server::serve(engine, cfg, addr))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Mcp { llm } => {
+            let llm = llm_config(&llm, &cfg)?
+                .map(indexer_engine::Llm::new)
+                .transpose()
+                .map_err(indexer_engine::Error::from)?;
+            let engine = Engine::open(&index_dir, &runtime()?)?;
+            indexer_mcp::serve_stdio(&engine, llm.as_ref())?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Query(args) => query(args, &cfg, index_dir),
