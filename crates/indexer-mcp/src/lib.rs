@@ -27,62 +27,21 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod protocol;
 mod resources;
 mod shapes;
 mod tools;
+mod uri;
 
 pub mod request;
 
+pub use protocol::{PROTOCOL_VERSIONS, RpcError, codes};
 pub use request::{Failure, FailureClass, Pages, Search, SearchArgs, Unit};
 
 use indexer_engine::{Engine, Llm};
+use protocol::{error_response, write_message};
 use serde_json::{Value, json};
 use std::io::{BufRead, Write};
-
-/// The protocol revisions this server speaks, newest first: the handshake era (a session opened
-/// by `initialize`).
-pub const PROTOCOL_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
-
-/// JSON-RPC's error codes.
-pub mod codes {
-    pub const PARSE_ERROR: i64 = -32700;
-    pub const INVALID_REQUEST: i64 = -32600;
-    pub const METHOD_NOT_FOUND: i64 = -32601;
-    /// Also an unknown tool and an unknown resource (the protocol's choice for both).
-    pub const INVALID_PARAMS: i64 = -32602;
-    pub const INTERNAL_ERROR: i64 = -32603;
-}
-
-/// A JSON-RPC error answer.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RpcError {
-    pub code: i64,
-    pub message: String,
-    pub data: Option<Value>,
-}
-
-impl RpcError {
-    pub fn new(code: i64, message: impl Into<String>) -> RpcError {
-        RpcError {
-            code,
-            message: message.into(),
-            data: None,
-        }
-    }
-
-    fn with_data(mut self, data: Value) -> RpcError {
-        self.data = Some(data);
-        self
-    }
-
-    fn to_json(&self) -> Value {
-        let mut e = json!({"code": self.code, "message": self.message});
-        if let Some(d) = &self.data {
-            e["data"] = d.clone();
-        }
-        e
-    }
-}
 
 /// Serves `engine` over the process's stdin and stdout until stdin closes.
 pub fn serve_stdio(engine: &Engine, llm: Option<&Llm>) -> std::io::Result<()> {
@@ -141,8 +100,17 @@ impl<'a> Server<'a> {
 
     /// Whether the revision has structured tool output, output schemas and resource links
     /// (2025-06-18 and later).
-    pub(crate) fn structured(&self) -> bool {
+    fn structured(&self) -> bool {
         self.protocol >= "2025-06-18"
+    }
+
+    /// What a tool call needs of the connection.
+    fn tool_context(&self) -> tools::Context<'a> {
+        tools::Context {
+            engine: self.engine,
+            llm: self.llm,
+            structured: self.structured(),
+        }
     }
 
     /// Answers one line: a message or a batch of them. Answers go to `out`, as do the
@@ -237,7 +205,7 @@ impl<'a> Server<'a> {
             "initialize" => Ok(self.initialize(params)),
             "ping" => Ok(json!({})),
             "tools/list" => Ok(json!({"tools": tools::list(self.structured())})),
-            "tools/call" => tools::call(self, params, out),
+            "tools/call" => tools::call(&self.tool_context(), params, out),
             "resources/list" => resources::list(self.engine, params),
             "resources/templates/list" => Ok(json!({"resourceTemplates": resources::templates()})),
             "resources/read" => resources::read(self.engine, params),
@@ -268,14 +236,6 @@ impl<'a> Server<'a> {
             "instructions": instructions(self.engine, self.llm.is_some()),
         })
     }
-
-    pub(crate) fn engine(&self) -> &'a Engine {
-        self.engine
-    }
-
-    pub(crate) fn llm(&self) -> Option<&'a Llm> {
-        self.llm
-    }
 }
 
 /// What the model is told about this server when it connects.
@@ -294,16 +254,4 @@ fn instructions(engine: &Engine, ask: bool) -> String {
         s.push_str(" `ask` answers a question from the evidence set, with citations.");
     }
     s
-}
-
-fn error_response(id: Value, e: &RpcError) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "error": e.to_json()})
-}
-
-/// One message on its own line, flushed.
-pub(crate) fn write_message(out: &mut dyn Write, v: &Value) -> std::io::Result<()> {
-    let mut line = serde_json::to_vec(v).map_err(std::io::Error::other)?;
-    line.push(b'\n');
-    out.write_all(&line)?;
-    out.flush()
 }

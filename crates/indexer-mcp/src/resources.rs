@@ -2,18 +2,14 @@
 //! percent-encoded as a URI template expands it. A crop is read only from the index's crop
 //! folder, whatever a note's stored image path says ([`IndexView::image_path`]).
 
-use crate::{RpcError, codes};
+use crate::protocol::{RpcError, codes};
+use crate::shapes::location;
+use crate::uri::{CROP_PREFIX, crop_uri, note_of_crop_uri};
 use indexer_engine::{Engine, IndexView, Note};
 use serde_json::{Value, json};
 
-const CROP_PREFIX: &str = "indexer://crop/";
 /// Resources a page of `resources/list`.
 const PAGE: usize = 100;
-
-/// The URI of a note's crop.
-pub fn crop_uri(note_id: &str) -> String {
-    format!("{CROP_PREFIX}{}", percent_encode(note_id))
-}
 
 pub fn templates() -> Value {
     json!([{
@@ -58,7 +54,7 @@ fn resource(n: &Note) -> Value {
     let mut r = json!({
         "uri": crop_uri(&n.id),
         "name": n.id,
-        "description": format!("{} of {}", n.kind, crate::shapes::location(n)),
+        "description": format!("{} of {}", n.kind, location(n)),
         "mimeType": "image/png",
     });
     if let Some(c) = &n.caption {
@@ -79,15 +75,12 @@ pub fn read(engine: &Engine, params: &Value) -> Result<Value, RpcError> {
     let not_found = |code: &str, message: String| {
         RpcError::new(codes::INVALID_PARAMS, message).with_data(json!({"uri": uri, "code": code}))
     };
-    let id = uri
-        .strip_prefix(CROP_PREFIX)
-        .and_then(percent_decode)
-        .ok_or_else(|| {
-            not_found(
-                "route_not_found",
-                format!("no resource {uri:?} (crops are {CROP_PREFIX}{{note_id}})"),
-            )
-        })?;
+    let id = note_of_crop_uri(uri).ok_or_else(|| {
+        not_found(
+            "route_not_found",
+            format!("no resource {uri:?} (crops are {CROP_PREFIX}{{note_id}})"),
+        )
+    })?;
     let view = engine.view();
     let note = view
         .note(&id)
@@ -118,38 +111,6 @@ fn refresh(engine: &Engine) -> Result<(), RpcError> {
 
 fn internal(e: indexer_engine::Error) -> RpcError {
     RpcError::new(codes::INTERNAL_ERROR, e.to_string())
-}
-
-/// Every byte but the unreserved characters of RFC 3986 as `%XX`, as a URI template's simple
-/// expansion writes a value.
-fn percent_encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-/// `%XX` sequences back into bytes; `None` for a malformed escape or bytes that are not UTF-8.
-fn percent_decode(s: &str) -> Option<String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok().filter(|s| !s.is_empty())
 }
 
 /// Standard base64 with padding (RFC 4648).
@@ -191,22 +152,5 @@ mod tests {
             assert_eq!(base64(plain.as_bytes()), encoded);
         }
         assert_eq!(base64(&[0xff, 0xfe, 0x00]), "//4A");
-    }
-
-    #[test]
-    fn note_ids_survive_the_uri() {
-        for id in ["guide/a b.pdf#f3", "/abs/päth.pdf#b12", "x%y.md#t0"] {
-            let uri = crop_uri(id);
-            let encoded = &uri[CROP_PREFIX.len()..];
-            assert!(!encoded.contains(['/', '#', ' ']), "{encoded}");
-            assert_eq!(percent_decode(encoded).as_deref(), Some(id));
-        }
-        assert_eq!(
-            crop_uri("guide/a.pdf#f3"),
-            "indexer://crop/guide%2Fa.pdf%23f3"
-        );
-        for bad in ["%", "%4", "%zz", "%ff", ""] {
-            assert_eq!(percent_decode(bad), None, "{bad:?}");
-        }
     }
 }

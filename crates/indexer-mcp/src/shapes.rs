@@ -1,7 +1,7 @@
 //! What the tools answer: each result as JSON (`structuredContent`) and as the text a model
 //! reads, from the same data.
 
-use crate::resources::crop_uri;
+use crate::uri::crop_uri;
 use indexer_engine::{AskResponse, Hit, IndexView, Note, PageResponse, SearchResponse};
 use serde_json::{Value, json};
 use std::fmt::Write as _;

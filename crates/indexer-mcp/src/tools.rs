@@ -2,14 +2,38 @@
 //! from the 2025-06-18 revision on, the same as `structuredContent` under a declared output
 //! schema. A failure is a result with `isError`, its text the HTTP API's code, message and hint.
 
+use crate::protocol::{RpcError, codes, write_message};
 use crate::request::{Failure, Pages, SearchArgs, Unit};
-use crate::resources::crop_uri;
 use crate::shapes;
-use crate::{RpcError, Server, codes, write_message};
-use indexer_engine::{AskEvent, SelectorKind};
+use crate::uri::crop_uri;
+use indexer_engine::{AskEvent, Engine, Llm, SelectorKind};
 use serde_json::{Map, Value, json};
 use std::io::Write;
 use std::ops::ControlFlow;
+
+/// What a tool call needs of its connection.
+#[derive(Debug, Clone, Copy)]
+pub struct Context<'a> {
+    pub engine: &'a Engine,
+    /// The model server of `ask`.
+    pub llm: Option<&'a Llm>,
+    /// Whether the agreed revision has structured output and resource links.
+    pub structured: bool,
+}
+
+impl<'a> Context<'a> {
+    fn engine(&self) -> &'a Engine {
+        self.engine
+    }
+
+    fn llm(&self) -> Option<&'a Llm> {
+        self.llm
+    }
+
+    fn structured(&self) -> bool {
+        self.structured
+    }
+}
 
 /// What a tool answers when it succeeds.
 struct Output {
@@ -107,7 +131,7 @@ pub fn list(structured: bool) -> Vec<Value> {
 }
 
 /// `tools/call`.
-pub fn call(server: &Server<'_>, params: &Value, out: &mut dyn Write) -> Result<Value, RpcError> {
+pub fn call(server: &Context<'_>, params: &Value, out: &mut dyn Write) -> Result<Value, RpcError> {
     let Some(name) = params.get("name").and_then(Value::as_str) else {
         return Err(RpcError::new(
             codes::INVALID_PARAMS,
@@ -143,7 +167,7 @@ pub fn call(server: &Server<'_>, params: &Value, out: &mut dyn Write) -> Result<
     }
 }
 
-fn success(server: &Server<'_>, o: Output) -> Value {
+fn success(server: &Context<'_>, o: Output) -> Value {
     let mut content = vec![json!({"type": "text", "text": o.text})];
     if server.structured() {
         for (uri, name) in o.links {
@@ -160,7 +184,7 @@ fn success(server: &Server<'_>, o: Output) -> Value {
 }
 
 /// A failed call as the model reads it: the code first, then the message and the hint.
-fn failure(server: &Server<'_>, f: &Failure) -> Value {
+fn failure(server: &Context<'_>, f: &Failure) -> Value {
     let mut text = format!("error {}: {}", f.code, f.message);
     if let Some(h) = &f.hint {
         text.push_str(&format!("\nhint: {h}"));
@@ -199,7 +223,7 @@ fn search_args(args: &Args, with_unit: bool) -> Result<SearchArgs, Failure> {
     })
 }
 
-fn search(server: &Server<'_>, args: Args) -> Result<Output, Failure> {
+fn search(server: &Context<'_>, args: Args) -> Result<Output, Failure> {
     let s = search_args(&args, true)?.validate()?;
     let engine = server.engine();
     engine.refresh()?;
@@ -235,7 +259,7 @@ fn crop_links<'h>(
 }
 
 fn ask(
-    server: &Server<'_>,
+    server: &Context<'_>,
     args: Args,
     progress: Option<Value>,
     out: &mut dyn Write,
@@ -273,7 +297,7 @@ fn ask(
     })
 }
 
-fn show(server: &Server<'_>, args: Args) -> Result<Output, Failure> {
+fn show(server: &Context<'_>, args: Args) -> Result<Output, Failure> {
     args.only(&["note_id"])?;
     let Some(id) = args.string("note_id")?.filter(|s| !s.trim().is_empty()) else {
         return Err(Failure::invalid("bad_json", "show needs a note_id"));
@@ -337,7 +361,7 @@ fn documents_schema() -> Value {
     })
 }
 
-fn list_documents(server: &Server<'_>, args: Args) -> Result<Output, Failure> {
+fn list_documents(server: &Context<'_>, args: Args) -> Result<Output, Failure> {
     args.only(&[])?;
     let engine = server.engine();
     engine.refresh()?;
