@@ -24,6 +24,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
+use crate::baselines::{DppOptions, greedy_dpp, greedy_mmr};
 use crate::candidates::{Candidates, NoteInfo, top_k};
 use crate::cds::{CdsDiagnostics, CdsOptions, CdsProblem};
 use crate::error::{Result, invalid};
@@ -572,13 +573,9 @@ impl Selector for MmrHybrid {
         let rows: Vec<usize> = (0..n).collect();
         let g = Geometry::new(c, &rows, &self.hybrid);
         // In relevance order, so ties go to the more relevant note.
-        Ok(crate::baselines::greedy_mmr(
-            &s,
-            &order,
-            lambda,
-            budget,
-            |i, j| 1.0 - g.structured(i, j),
-        ))
+        Ok(greedy_mmr(&s, &order, lambda, budget, |i, j| {
+            1.0 - g.structured(i, j)
+        }))
     }
 }
 
@@ -618,38 +615,10 @@ impl Selector for DppHybrid {
         let rows: Vec<usize> = (0..n).collect();
         let g = Geometry::new(c, &rows, &self.hybrid);
         let q: Vec<f64> = s.iter().map(|r| (theta * r).exp()).collect();
-        let sim = |i: usize, j: usize| kernels::dot_f64acc(g.row(i), g.row(j));
-        let mut d2: Vec<f64> = (0..n).map(|i| q[i] * q[i] * sim(i, i)).collect();
-        let mut cis: Vec<Vec<f64>> = vec![Vec::new(); n];
-        let mut taken = vec![false; n];
-        let (mut indices, mut scores) = (Vec::new(), Vec::new());
-        while indices.len() < budget.min(n) {
-            let mut best = (f64::NEG_INFINITY, usize::MAX);
-            for i in (0..n).filter(|i| !taken[*i]) {
-                if d2[i] > best.0 {
-                    best = (d2[i], i);
-                }
-            }
-            let (gain, j) = best;
-            if j == usize::MAX || gain < 1e-10 {
-                break;
-            }
-            taken[j] = true;
-            indices.push(j);
-            scores.push(gain.ln());
-            let dj = gain.sqrt();
-            let cj = cis[j].clone();
-            for i in (0..n).filter(|i| !taken[*i]) {
-                let lji = q[j] * q[i] * sim(j, i);
-                let e = (lji - cj.iter().zip(&cis[i]).map(|(a, b)| a * b).sum::<f64>()) / dj;
-                cis[i].push(e);
-                d2[i] = (d2[i] - e * e).max(0.0);
-            }
-        }
-        Ok(Selection {
-            indices,
-            scores,
-            diagnostics: None,
-        })
+        // Stops where `dpp` does by default.
+        let min_gain = DppOptions::default().min_gain;
+        Ok(greedy_dpp(&q, min_gain, budget, |i, j| {
+            kernels::dot_f64acc(g.row(i), g.row(j))
+        }))
     }
 }
