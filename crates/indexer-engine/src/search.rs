@@ -541,6 +541,7 @@ impl Pool {
             query_text,
             fused: &self.fused,
             info: &self.info,
+            rrf_k: Some(indexer_index::RRF_K),
         }
     }
 
