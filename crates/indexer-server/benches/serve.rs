@@ -12,6 +12,8 @@
 
 use criterion::{BenchmarkId, Criterion};
 use indexer_engine::{DEFAULT_SELECTOR, Engine, IngestConfig, SelectorKind};
+// The questions about `../shared/corpus/` that the soak of `indexer serve` asks too.
+use indexer_index::bench_support::SHARED_CORPUS_QUERIES as QUERIES;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
@@ -31,24 +33,6 @@ const PDFS: [&str; 5] = [
 const CANDIDATES: usize = 100;
 const CLIENTS: [usize; 3] = [1, 4, 16];
 const TABLE_RUN: Duration = Duration::from_secs(5);
-const QUERIES: [&str; 16] = [
-    "What is a mosaic plot?",
-    "Which optimizer does lmer use by default?",
-    "random effects for subjects and items",
-    "shading of residuals in association plots",
-    "how to format the bibliography of a thesis",
-    "table of fixed effects estimates",
-    "Bose-Einstein condensation",
-    "ACM reference format and CCS concepts",
-    "sieve plot of expected frequencies",
-    "restricted maximum likelihood criterion",
-    "graduate school signature page",
-    "doubly labeled figure caption",
-    "sparse matrix representation of the model",
-    "labeling cells of a contingency table",
-    "author affiliations and email addresses",
-    "convergence warnings and profiling",
-];
 
 struct Fixture {
     _dir: tempfile::TempDir,

@@ -12,33 +12,13 @@ use crate::measured::Report;
 use crate::report::{CsvFile, fmt_ms, write_outputs};
 use crate::sample::{Sample, Sampler};
 use crate::state::Run;
+use indexer_index::bench_support::SHARED_CORPUS_QUERIES;
 use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-
-/// Questions about the PDFs of `../shared/corpus/` (as the server benches ask them); any
-/// other corpus works too, its searches then just find fewer relevant notes.
-const QUERIES: [&str; 16] = [
-    "What is a mosaic plot?",
-    "Which optimizer does lmer use by default?",
-    "random effects for subjects and items",
-    "shading of residuals in association plots",
-    "how to format the bibliography of a thesis",
-    "table of fixed effects estimates",
-    "Bose-Einstein condensation",
-    "ACM reference format and CCS concepts",
-    "sieve plot of expected frequencies",
-    "restricted maximum likelihood criterion",
-    "graduate school signature page",
-    "doubly labeled figure caption",
-    "sparse matrix representation of the model",
-    "labeling cells of a contingency table",
-    "author affiliations and email addresses",
-    "convergence warnings and profiling",
-];
 
 pub(crate) fn run(args: &Args) -> Result<Report> {
     check_inputs(args)?;
@@ -250,7 +230,10 @@ fn work_dir(args: &Args) -> Result<(PathBuf, Option<tempfile::TempDir>)> {
 
 fn read_queries(path: Option<&Path>) -> Result<Vec<String>> {
     let Some(path) = path else {
-        return Ok(QUERIES.iter().map(|q| q.to_string()).collect());
+        return Ok(SHARED_CORPUS_QUERIES
+            .iter()
+            .map(|q| q.to_string())
+            .collect());
     };
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let qs: Vec<String> = text
