@@ -6,13 +6,14 @@
 //!
 //! Vectors are clustered by default, like real embeddings (which clump by topic): each
 //! document of 100 notes has its own random centre, and a note is that centre plus gaussian
-//! noise, normalised (cosine to the centre about 0.55, as sentence embeddings of one topic);
+//! noise, normalised (about as near its centre as sentence embeddings of one topic are);
 //! queries are drawn the same way around random documents' centres.
 //! `INDEXER_BENCH_VECTORS=random` uses uniform random unit vectors instead, the worst case for
 //! a graph (every distance about the same). `INDEXER_BENCH_NOTES` changes the number of notes.
 //! `INDEXER_BENCH_INDEX=DIR` keeps the index in DIR and, when DIR already holds one (built
-//! by an earlier run with the same settings), skips the ingest and its figures: the HNSW
-//! build of 100,000 notes takes a minute and a half.
+//! by an earlier run with the same settings), skips the ingest and its figures, the HNSW build
+//! of the notes among them. The figures measured (the cosine of a note to its centre, the time
+//! of the build, the latencies) are in the crate's README, "Figures".
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use indexer_index::bench_support::{

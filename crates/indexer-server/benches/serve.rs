@@ -1,7 +1,7 @@
 //! Queries per second and latency of a real server on loopback, at 1, 4 and 16 concurrent
 //! clients, for the default selector (`DEFAULT_SELECTOR`) and the paper's CDS, over 200
 //! candidates (100 BM25 + 100 vector). The index is built once at the start from five real PDFs
-//! of `../shared/corpus/` (about 500 notes).
+//! of `../shared/corpus/` (its size and the figures measured: the crate's README, "Selectors").
 //!
 //! `cargo bench -p indexer-server` prints criterion's time per query (the inverse of the
 //! throughput) and then a table of QPS, p50 and p99 per configuration on stderr.
