@@ -3,6 +3,7 @@
 use crate::metrics::{
     GoldPages, Mean, PageRef, hit, page_recall, page_recall_at, rank_pages, redundancy,
 };
+use crate::report::{EvalReport, Group, Summary, write_report};
 use crate::{Error, Question, Result, read_questions};
 use indexer_engine::{
     DEFAULT_MATCHING, Engine, Filter, FirstStage, Fusion, Matching, Note, Pool, Selector,
@@ -109,49 +110,6 @@ impl ResultRow {
             self.budget,
         )
     }
-}
-
-/// Means of one group of rows.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Group {
-    pub n: usize,
-    pub recall: Option<f64>,
-    pub hit: Option<f64>,
-}
-
-/// The aggregate of one selector x pool x budget.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Summary {
-    pub selector: String,
-    pub pool: String,
-    pub budget: usize,
-    /// Over answerable questions.
-    pub answerable: Group,
-    pub by_source: BTreeMap<String, Group>,
-    pub by_doc_type: BTreeMap<String, Group>,
-    pub redundancy: Option<f64>,
-    pub select_ms: Option<f64>,
-    /// Page Recall@1/3/5 over answerable questions.
-    pub page_recall: [Option<f64>; 3],
-    pub iterations: Option<f64>,
-    pub kkt_residual: Option<f64>,
-    pub unanswerable: usize,
-    pub unanswerable_redundancy: Option<f64>,
-    pub unanswerable_selected: Option<f64>,
-}
-
-/// What a run produced.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct EvalReport {
-    pub questions: usize,
-    /// Rows computed in this run.
-    pub computed: usize,
-    /// Rows found already done in `results.jsonl`.
-    pub skipped: usize,
-    /// Questions whose documents have no notes in the index.
-    pub empty_pools: usize,
-    pub summaries: Vec<Summary>,
-    pub command: String,
 }
 
 struct Acc {
@@ -459,7 +417,7 @@ pub fn run_eval(
         summaries,
         command: command_line(cfg),
     };
-    crate::report::write_report(&cfg.out, &report)?;
+    write_report(&cfg.out, &report)?;
     Ok(report)
 }
 

@@ -27,6 +27,9 @@
 //! assert_eq!(set.vectors, vec![1.0, 0.0]);
 //! ```
 
+#[doc(hidden)]
+pub mod bench_support;
+
 mod analyze;
 mod bm25;
 mod candidates;
