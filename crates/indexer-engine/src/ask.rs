@@ -1,6 +1,7 @@
 //! `Engine::ask`: the evidence set of a search, read by a model server into a cited answer.
 
-use crate::search::{Engine, Hit, SearchRequest, SearchResponse, Timings};
+use crate::engine::Engine;
+use crate::search::{Hit, SearchRequest, SearchResponse, Timings};
 use crate::{Error, Result};
 use indexer_llm::{Evidence, Llm, LlmEvent, Usage};
 use serde::Serialize;

@@ -344,11 +344,7 @@ pub fn run_eval(
             continue;
         }
         // What `indexer query` searches of a question (its instructions about the answer left out).
-        let indexer_engine::SearchedQuestion {
-            text: searched,
-            expansions,
-            vector: qvec,
-        } = engine.searched_question(&q.question, cfg.matching)?;
+        let question = engine.searched_question(&q.question, cfg.matching)?;
         let mut new_rows = Vec::new();
         for pool_mode in &cfg.pools {
             let todo: Vec<Row> = wanted
@@ -360,10 +356,9 @@ pub fn run_eval(
                 continue;
             }
             let pool = match pool_mode {
-                PoolMode::All => engine.document_pool(&q.docs, &qvec)?,
+                PoolMode::All => engine.document_pool(&q.docs, &question.vector)?,
                 PoolMode::Hybrid => engine.hybrid_pool(
-                    searched,
-                    &qvec,
+                    &question,
                     &Filter {
                         docs: q.docs.clone(),
                         ..Filter::default()
@@ -373,7 +368,6 @@ pub fn run_eval(
                         fusion: cfg.fusion,
                         feedback: cfg.feedback,
                     },
-                    &expansions,
                 )?,
             };
             let notes: Vec<&Note> = pool.entries.iter().map(|e| &e.note).collect();
@@ -387,7 +381,7 @@ pub fn run_eval(
                             selector: selector.as_ref(),
                             budget,
                         };
-                        selection_row(q, *pool_mode, &pool, &notes, &qvec, chosen)?
+                        selection_row(q, *pool_mode, &pool, &notes, &question.vector, chosen)?
                     }
                 });
             }
