@@ -38,9 +38,8 @@ pub struct ServerConfig {
     pub refresh_every: Duration,
     /// Searches computed at the same time; more wait their turn, within the request's time
     /// limit. One per core by default: more would only share the same cores, stretch every
-    /// search and starve an `indexer ingest` running beside the server (in the load test on
-    /// two cores, the ingest of a 7-page PDF beside 16 clients took 13.9 s without the queue
-    /// and 5.1 s with it, and the clients got 6% more answers).
+    /// search and starve an `indexer ingest` running beside the server (measured in the
+    /// crate's README, "The search queue").
     pub max_concurrent_searches: usize,
     /// The model server `POST /ask` sends evidence to; `None`: `/ask` answers 404
     /// `ask_disabled`. Its time limit is `/ask`'s (instead of `timeout`).
