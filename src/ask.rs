@@ -17,16 +17,7 @@ pub fn run(args: AskArgs, cfg: &Config, index_dir: PathBuf) -> Result<ExitCode> 
     let req = search_request(args.question, args.search, cfg)?;
     let engine = Engine::open(&index_dir, &runtime()?)?;
     if args.print_request {
-        let search = engine.search(&req)?;
-        let model = match &llm.config().model {
-            Some(m) => m.clone(),
-            None => llm.model().map_err(indexer_engine::Error::from)?,
-        };
-        let body = llm.request_body(
-            &model,
-            &req.query,
-            &indexer_engine::evidence_of(&search.hits),
-        );
+        let body = engine.ask_request_body(&req, &llm)?;
         let mut out = std::io::stdout().lock();
         serde_json::to_writer_pretty(&mut out, &body)?;
         writeln!(out)?;
