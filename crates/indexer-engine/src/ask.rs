@@ -94,6 +94,19 @@ impl Engine {
         let search = self.search(req)?;
         answer(search, llm, on_event)
     }
+
+    /// The chat-completions request body for `req` (`indexer ask --print-request`): the
+    /// evidence set of its search, numbered by rank, with the question as `req` holds it, for
+    /// the model the configuration names, else the first the model server lists (then the
+    /// server is asked for its list, nothing more); images as the configuration says.
+    pub fn ask_request_body(&self, req: &SearchRequest, llm: &Llm) -> Result<serde_json::Value> {
+        let search = self.search(req)?;
+        let model = match &llm.config().model {
+            Some(m) => m.clone(),
+            None => llm.model()?,
+        };
+        Ok(llm.request_body(&model, &req.query, &evidence_of(&search.hits)))
+    }
 }
 
 /// Sends the evidence set of `search` to `llm` and streams the answer through `on_event`
