@@ -56,7 +56,7 @@ pub use candidates::{Candidate, CandidateSet};
 pub use error::{Error, Result};
 pub use feedback::{FEEDBACK_TERMS, FEEDBACK_WEIGHT, Feedback};
 pub use filter::Filter;
-pub use fsutil::GcStats;
+pub use fsutil::{CROPS, GcStats};
 pub use fusion::{BM25_WEIGHT, Fusion, RRF_K, fuse};
 pub use graph::{EXACT_THRESHOLD, HnswParams, dot, exact_search};
 pub use hybrid::CandidateQuery;

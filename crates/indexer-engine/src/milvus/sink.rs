@@ -20,10 +20,14 @@ pub(crate) struct MilvusSink {
 }
 
 impl MilvusSink {
-    pub(crate) fn open(url: &MilvusUrl, model: &str, dim: usize) -> Result<MilvusSink> {
-        let crops = std::env::current_dir()
-            .unwrap_or_default()
-            .join(format!("{}.crops", url.collection));
+    /// Opens the collection of `url`, or makes it with the crop folder `crops`
+    /// ([`crate::IndexLocation::new_crop_dir`]).
+    pub(crate) fn open(
+        url: &MilvusUrl,
+        model: &str,
+        dim: usize,
+        crops: PathBuf,
+    ) -> Result<MilvusSink> {
         let col = Collection::open_or_create(url, model, dim, crops)?;
         let rows = file_rows(&col)?
             .into_iter()
