@@ -1,6 +1,7 @@
 //! `Engine::ask`: the evidence set of a search, read by a model server into a cited answer.
 
-use crate::search::{Engine, Hit, SearchRequest, SearchResponse, Timings};
+use crate::engine::Engine;
+use crate::search::{Hit, SearchRequest, SearchResponse, Timings};
 use crate::{Error, Result};
 use indexer_llm::{Evidence, Llm, LlmEvent, Usage};
 use serde::Serialize;
@@ -92,6 +93,19 @@ impl Engine {
     ) -> Result<AskResponse> {
         let search = self.search(req)?;
         answer(search, llm, on_event)
+    }
+
+    /// The chat-completions request body for `req` (`indexer ask --print-request`): the
+    /// evidence set of its search, numbered by rank, with the question as `req` holds it, for
+    /// the model the configuration names, else the first the model server lists (then the
+    /// server is asked for its list, nothing more); images as the configuration says.
+    pub fn ask_request_body(&self, req: &SearchRequest, llm: &Llm) -> Result<serde_json::Value> {
+        let search = self.search(req)?;
+        let model = match &llm.config().model {
+            Some(m) => m.clone(),
+            None => llm.model()?,
+        };
+        Ok(llm.request_body(&model, &req.query, &evidence_of(&search.hits)))
     }
 }
 

@@ -285,6 +285,7 @@ pub fn ingest(
             url,
             encoder.model_id(),
             encoder.dim(),
+            location.new_crop_dir(),
         )?),
     };
     let (found, skipped, roots) = walk(inputs, &cfg.base, &cfg.index_dir)?;

@@ -16,12 +16,18 @@
 
 mod ask;
 mod backend;
+mod encoder;
+mod engine;
+mod first_stage;
 mod ingest;
+mod local;
 mod location;
 mod milvus;
 mod named_pages;
 mod pages;
+mod pool;
 mod question;
+mod reader;
 mod search;
 mod sink;
 mod snippet;
@@ -29,6 +35,9 @@ mod texts;
 mod view;
 
 pub use ask::{AskEvent, AskResponse, AskTimings, Citation, answer, evidence_of};
+pub use encoder::{load_encoder, load_encoder_for};
+pub use engine::Engine;
+pub use first_stage::{DEFAULT_CANDIDATES, DEFAULT_FEEDBACK, FirstStage};
 pub use indexer_embed::{Encoder, OnnxEncoder};
 pub use indexer_index::{
     DocumentInfo, Expansions, FailureInfo, Filter, Fusion, Matching, RRF_K, Stats,
@@ -52,15 +61,20 @@ pub use ingest::{
 pub use location::IndexLocation;
 pub use named_pages::{NAMED_PAGE_BONUS, PLACED_PAGE_BONUS, PageRef, named_pages};
 pub use pages::{GroupBy, NOTES_PER_PAGE, PageResponse, PageResult};
-pub use question::searched_part;
+pub use pool::{Pool, PoolEntry};
+pub use question::{SearchedQuestion, searched_part};
 pub use search::{
-    DEFAULT_BUDGET, DEFAULT_CANDIDATES, DEFAULT_FEEDBACK, DEFAULT_MATCHING, DEFAULT_SELECTOR,
-    DEFAULT_SNIPPET_CHARS, Engine, FirstStage, Hit, Pool, PoolEntry, SearchRequest, SearchResponse,
-    SearchedQuestion, Timings, load_encoder, load_encoder_for, parse_pages,
+    DEFAULT_BUDGET, DEFAULT_MATCHING, DEFAULT_SELECTOR, DEFAULT_SNIPPET_CHARS, Hit, SearchRequest,
+    SearchResponse, Timings, parse_pages,
 };
 pub use snippet::{QueryTerm, Snippet, query_terms, snippet_source};
 pub use texts::{Rankings, TextDocument, index_texts};
 pub use view::{IndexView, safe_child};
+
+/// The README's example compiles (`cargo test --doc`).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExample;
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 

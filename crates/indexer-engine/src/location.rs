@@ -24,6 +24,22 @@ impl IndexLocation {
     }
 }
 
+impl IndexLocation {
+    /// Where a new index keeps the crop PNGs of its figure and table notes: the one rule for
+    /// both kinds. A folder keeps them in its `crops/`; a Milvus collection, which holds no
+    /// files, in `<collection>.crops` in the current folder, stored as a collection property
+    /// when the collection is made (a URL's `crops=` wins). An existing index says where its
+    /// crops are (the crop folder its manifest or collection names), whatever this rule says now.
+    pub fn new_crop_dir(&self) -> PathBuf {
+        match self {
+            IndexLocation::Dir(d) => d.join(indexer_index::CROPS),
+            IndexLocation::Milvus(url) => std::env::current_dir()
+                .unwrap_or_default()
+                .join(format!("{}.crops", url.collection)),
+        }
+    }
+}
+
 impl std::fmt::Display for IndexLocation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -45,5 +61,17 @@ mod tests {
         let d = IndexLocation::of(Path::new("./milvus/x")).unwrap();
         assert_eq!(d, IndexLocation::Dir(PathBuf::from("./milvus/x")));
         assert!(IndexLocation::of(Path::new("milvus://h:1/bad-name")).is_err());
+    }
+
+    #[test]
+    fn a_new_index_keeps_its_crops_by_one_rule() {
+        let d = IndexLocation::of(Path::new("idx")).unwrap();
+        assert_eq!(
+            d.new_crop_dir(),
+            Path::new("idx").join(indexer_index::CROPS)
+        );
+        let m = IndexLocation::of(Path::new("milvus://127.0.0.1:19530/docs")).unwrap();
+        let cwd = std::env::current_dir().unwrap();
+        assert_eq!(m.new_crop_dir(), cwd.join("docs.crops"));
     }
 }

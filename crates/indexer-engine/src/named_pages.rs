@@ -11,8 +11,9 @@
 //! places in the file.
 
 use crate::Result;
-use crate::backend::Backend;
-use crate::search::{Pool, PoolEntry, links_among, note_info};
+use crate::pool::{Pool, PoolEntry, links_among, note_info};
+use crate::question::SearchedQuestion;
+use crate::reader::Reader;
 use indexer_index::Filter;
 use std::collections::{BTreeMap, HashMap};
 
@@ -331,13 +332,12 @@ fn page_bonuses(refs: &[PageRef], labels: &BTreeMap<u32, Option<&str>>) -> HashM
 /// notes of those pages that were not candidates join the pool. The pages are those of the
 /// filter's documents, or, without a document filter, of the best candidate's document.
 pub(crate) fn put_named_pages_first(
-    backend: &Backend,
+    reader: &dyn Reader,
     pool: &mut Pool,
-    question: &str,
+    question: &SearchedQuestion<'_>,
     filter: &Filter,
-    vector: &[f32],
 ) -> Result<()> {
-    let refs = named_pages(question);
+    let refs = named_pages(question.text);
     if refs.is_empty() || pool.fused.len() != pool.entries.len() {
         return Ok(());
     }
@@ -357,7 +357,7 @@ pub(crate) fn put_named_pages_first(
         .collect();
     let before = pool.len();
     for doc in &docs {
-        let notes = backend.document_notes(doc)?;
+        let notes = reader.document_notes(doc)?;
         let mut labels: BTreeMap<u32, Option<&str>> = BTreeMap::new();
         for (n, _) in &notes {
             if let Some(p) = n.page {
@@ -386,7 +386,7 @@ pub(crate) fn put_named_pages_first(
         }
         for (note, v, b) in joining {
             pool.entries.push(PoolEntry {
-                cosine: indexer_index::dot(v, vector),
+                cosine: indexer_index::dot(v, &question.vector),
                 note,
                 bm25_rank: None,
                 vector_rank: None,

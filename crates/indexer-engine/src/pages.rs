@@ -3,7 +3,9 @@
 //! result list, `group=document` on the server), each with its best notes.
 
 use crate::Result;
-use crate::search::{Engine, Hit, PoolEntry, SearchRequest, Timings, make_hit, ms};
+use crate::engine::{Engine, make_hit, ms};
+use crate::pool::PoolEntry;
+use crate::search::{Hit, SearchRequest, Timings};
 use serde::Serialize;
 
 /// Notes shown under each page or document.

@@ -5,6 +5,21 @@
 //! they pull the question's vector away from its subject. The reader (`indexer ask`) still gets
 //! the whole question.
 
+use indexer_index::Expansions;
+
+/// What retrieval reads of a question (`Engine::searched_question`): its searched part, the
+/// completions and corrections of its words, and its vector, found once and passed on to the
+/// first stage, named pages and selection.
+#[derive(Debug, Clone)]
+pub struct SearchedQuestion<'q> {
+    /// The question without its closing instructions about the answer ([`searched_part`]).
+    pub text: &'q str,
+    /// Completions and corrections of its words in the index.
+    pub expansions: Expansions,
+    /// Its vector: the text with its misspelt or unfinished words repaired, embedded.
+    pub vector: Vec<f32>,
+}
+
 /// Words that open an instruction about the answer (after an optional "please").
 const OPENERS: &[&str] = &[
     "answer",

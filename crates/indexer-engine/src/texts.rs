@@ -1,7 +1,7 @@
 //! Whole texts as documents, for retrieval benchmarks (BEIR): one note per text, no file to
 //! parse, and each retriever's own ranking of the documents.
 
-use crate::search::Engine;
+use crate::engine::Engine;
 use crate::{Error, Result};
 use indexer_embed::Encoder;
 use indexer_index::{Candidate, CandidateQuery, Expansions, Filter, Fusion, Writer};
@@ -92,7 +92,8 @@ impl Engine {
         fusions: &[Fusion],
         expansions: &Expansions,
     ) -> Result<Rankings> {
-        let crate::backend::Backend::Local(index) = self.index() else {
+        let reader = self.index();
+        let Some(index) = reader.local_index() else {
             return Err(crate::Error::BadRequest(
                 "BEIR rankings read a local index folder, not a Milvus collection".into(),
             ));

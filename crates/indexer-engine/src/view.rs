@@ -1,7 +1,7 @@
 //! A read-only view of one index generation: notes, documents, statistics and crops, without
 //! an encoder (for `show`, `stats`, `export` and the server's document routes).
 
-use crate::backend::Backend;
+use crate::backend::{self, Backend};
 use crate::{Error, IndexLocation, Result};
 use indexer_index::{DocumentInfo, FailureInfo, Stats};
 use indexer_notes::Note;
@@ -28,7 +28,7 @@ impl IndexView {
     /// Opens the newest complete generation of the index in `dir` (a folder, or a
     /// `milvus://` URL).
     pub fn open(dir: &Path) -> Result<IndexView> {
-        Ok(IndexView::from(Backend::open(&IndexLocation::of(dir)?)?))
+        Ok(IndexView::from(backend::open(&IndexLocation::of(dir)?)?))
     }
 
     pub(crate) fn from(index: Backend) -> IndexView {

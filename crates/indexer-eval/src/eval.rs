@@ -3,6 +3,7 @@
 use crate::metrics::{
     GoldPages, Mean, PageRef, hit, page_recall, page_recall_at, rank_pages, redundancy,
 };
+use crate::report::{EvalReport, Group, Summary, write_report};
 use crate::{Error, Question, Result, read_questions};
 use indexer_engine::{
     DEFAULT_MATCHING, Engine, Filter, FirstStage, Fusion, Matching, Note, Pool, Selector,
@@ -109,49 +110,6 @@ impl ResultRow {
             self.budget,
         )
     }
-}
-
-/// Means of one group of rows.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Group {
-    pub n: usize,
-    pub recall: Option<f64>,
-    pub hit: Option<f64>,
-}
-
-/// The aggregate of one selector x pool x budget.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Summary {
-    pub selector: String,
-    pub pool: String,
-    pub budget: usize,
-    /// Over answerable questions.
-    pub answerable: Group,
-    pub by_source: BTreeMap<String, Group>,
-    pub by_doc_type: BTreeMap<String, Group>,
-    pub redundancy: Option<f64>,
-    pub select_ms: Option<f64>,
-    /// Page Recall@1/3/5 over answerable questions.
-    pub page_recall: [Option<f64>; 3],
-    pub iterations: Option<f64>,
-    pub kkt_residual: Option<f64>,
-    pub unanswerable: usize,
-    pub unanswerable_redundancy: Option<f64>,
-    pub unanswerable_selected: Option<f64>,
-}
-
-/// What a run produced.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct EvalReport {
-    pub questions: usize,
-    /// Rows computed in this run.
-    pub computed: usize,
-    /// Rows found already done in `results.jsonl`.
-    pub skipped: usize,
-    /// Questions whose documents have no notes in the index.
-    pub empty_pools: usize,
-    pub summaries: Vec<Summary>,
-    pub command: String,
 }
 
 struct Acc {
@@ -386,11 +344,7 @@ pub fn run_eval(
             continue;
         }
         // What `indexer query` searches of a question (its instructions about the answer left out).
-        let indexer_engine::SearchedQuestion {
-            text: searched,
-            expansions,
-            vector: qvec,
-        } = engine.searched_question(&q.question, cfg.matching)?;
+        let question = engine.searched_question(&q.question, cfg.matching)?;
         let mut new_rows = Vec::new();
         for pool_mode in &cfg.pools {
             let todo: Vec<Row> = wanted
@@ -402,10 +356,9 @@ pub fn run_eval(
                 continue;
             }
             let pool = match pool_mode {
-                PoolMode::All => engine.document_pool(&q.docs, &qvec)?,
+                PoolMode::All => engine.document_pool(&q.docs, &question.vector)?,
                 PoolMode::Hybrid => engine.hybrid_pool(
-                    searched,
-                    &qvec,
+                    &question,
                     &Filter {
                         docs: q.docs.clone(),
                         ..Filter::default()
@@ -415,7 +368,6 @@ pub fn run_eval(
                         fusion: cfg.fusion,
                         feedback: cfg.feedback,
                     },
-                    &expansions,
                 )?,
             };
             let notes: Vec<&Note> = pool.entries.iter().map(|e| &e.note).collect();
@@ -429,7 +381,7 @@ pub fn run_eval(
                             selector: selector.as_ref(),
                             budget,
                         };
-                        selection_row(q, *pool_mode, &pool, &notes, &qvec, chosen)?
+                        selection_row(q, *pool_mode, &pool, &notes, &question.vector, chosen)?
                     }
                 });
             }
@@ -459,7 +411,7 @@ pub fn run_eval(
         summaries,
         command: command_line(cfg),
     };
-    crate::report::write_report(&cfg.out, &report)?;
+    write_report(&cfg.out, &report)?;
     Ok(report)
 }
 

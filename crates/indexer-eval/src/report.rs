@@ -1,11 +1,56 @@
-//! `report.md` and the PNG plots of an evaluation run.
+//! What an evaluation run reports (`EvalReport`, its `Summary` rows and their `Group`s), as
+//! `report.md` and the PNG plots. The evaluation (`eval`) fills these types; nothing here runs
+//! an evaluation.
 
-use crate::eval::{EvalReport, Group, Summary};
 use crate::{Error, Result};
 use plotters::prelude::*;
-use std::collections::BTreeSet;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::Path;
+
+/// Means of one group of rows.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Group {
+    pub n: usize,
+    pub recall: Option<f64>,
+    pub hit: Option<f64>,
+}
+
+/// The aggregate of one selector x pool x budget.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Summary {
+    pub selector: String,
+    pub pool: String,
+    pub budget: usize,
+    /// Over answerable questions.
+    pub answerable: Group,
+    pub by_source: BTreeMap<String, Group>,
+    pub by_doc_type: BTreeMap<String, Group>,
+    pub redundancy: Option<f64>,
+    pub select_ms: Option<f64>,
+    /// Page Recall@1/3/5 over answerable questions.
+    pub page_recall: [Option<f64>; 3],
+    pub iterations: Option<f64>,
+    pub kkt_residual: Option<f64>,
+    pub unanswerable: usize,
+    pub unanswerable_redundancy: Option<f64>,
+    pub unanswerable_selected: Option<f64>,
+}
+
+/// What a run produced.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EvalReport {
+    pub questions: usize,
+    /// Rows computed in this run.
+    pub computed: usize,
+    /// Rows found already done in `results.jsonl`.
+    pub skipped: usize,
+    /// Questions whose documents have no notes in the index.
+    pub empty_pools: usize,
+    pub summaries: Vec<Summary>,
+    pub command: String,
+}
 
 /// The evidence sources of MMLongBench-Doc, in the order the tables show them.
 pub const SOURCES: [&str; 5] = [

@@ -6,15 +6,20 @@
 //!
 //! Vectors are clustered by default, like real embeddings (which clump by topic): each
 //! document of 100 notes has its own random centre, and a note is that centre plus gaussian
-//! noise, normalised (cosine to the centre about 0.55, as sentence embeddings of one topic);
+//! noise, normalised (about as near its centre as sentence embeddings of one topic are);
 //! queries are drawn the same way around random documents' centres.
 //! `INDEXER_BENCH_VECTORS=random` uses uniform random unit vectors instead, the worst case for
 //! a graph (every distance about the same). `INDEXER_BENCH_NOTES` changes the number of notes.
 //! `INDEXER_BENCH_INDEX=DIR` keeps the index in DIR and, when DIR already holds one (built
-//! by an earlier run with the same settings), skips the ingest and its figures: the HNSW
-//! build of 100,000 notes takes a minute and a half.
+//! by an earlier run with the same settings), skips the ingest and its figures, the HNSW build
+//! of the notes among them. The figures measured (the cosine of a note to its centre, the time
+//! of the build, the latencies) are in the crate's README, "Figures".
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use indexer_index::bench_support::{
+    NOTES_PER_DOC, percentile, scifact_claims, scifact_words, synthetic_doc, synthetic_document,
+    synthetic_note,
+};
 use indexer_index::{CandidateQuery, Filter, Index, Writer};
 use indexer_notes::{Note, NoteKind, ParsedDocument, note_id};
 use rand::rngs::StdRng;
@@ -24,24 +29,6 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 const DIM: usize = 384;
-const NOTES_PER_DOC: usize = 100;
-
-fn scifact() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/eval/beir/scifact")
-}
-
-fn json_texts(path: &std::path::Path, field: &str) -> Vec<String> {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| {
-        panic!(
-            "cannot read {} ({e}): this benchmark reads ../shared/eval/ beside the project, which a clone of the project does not have",
-            path.display()
-        )
-    });
-    text.lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter_map(|v| v.get(field)?.as_str().map(str::to_string))
-        .collect()
-}
 
 fn unit(rng: &mut StdRng) -> Vec<f32> {
     let mut v: Vec<f32> = (0..DIM).map(|_| rng.random_range(-1.0f32..1.0)).collect();
@@ -67,10 +54,6 @@ fn near(rng: &mut StdRng, centre: Option<&[f32]>) -> Vec<f32> {
     let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
     v.iter_mut().for_each(|x| *x /= n);
     v
-}
-
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
 /// Commits the ingest and prints its figures: throughput, the cost of an unchanged
@@ -151,11 +134,8 @@ fn bench(c: &mut Criterion) {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(100_000);
-    let words: Vec<String> = json_texts(&scifact().join("corpus.jsonl"), "text")
-        .iter()
-        .flat_map(|t| t.split_whitespace().map(str::to_string).collect::<Vec<_>>())
-        .collect();
-    let queries = json_texts(&scifact().join("queries.jsonl"), "text");
+    let words = scifact_words();
+    let queries = scifact_claims();
     let mut rng = StdRng::seed_from_u64(42);
     let clustered = std::env::var("INDEXER_BENCH_VECTORS").as_deref() != Ok("random");
     eprintln!(
@@ -181,7 +161,7 @@ fn bench(c: &mut Criterion) {
     let mut made = 0;
     let mut d = 0;
     while made < n_notes {
-        let doc = format!("papers/p{d:05}.pdf");
+        let doc = synthetic_doc(d);
         let mut notes = Vec::with_capacity(NOTES_PER_DOC);
         centres.push(unit(&mut rng));
         let centre = clustered.then(|| centres[d].clone());
@@ -189,27 +169,13 @@ fn bench(c: &mut Criterion) {
         for i in 0..NOTES_PER_DOC.min(n_notes - made) {
             let len = rng.random_range(40..160);
             let at = rng.random_range(0..words.len() - len);
-            let mut n = Note::new(
-                note_id(&doc, NoteKind::Text, i),
-                &doc,
-                NoteKind::Text,
-                words[at..at + len].join(" "),
-            );
-            n.page = Some(1 + i as u32 / 4);
+            let mut n = synthetic_note(&doc, i, &words[at..at + len]);
             n.keywords = words[at..at + 5].to_vec();
             notes.push(n);
             vectors.extend(near(&mut rng, centre.as_deref()));
         }
         made += notes.len();
-        let parsed = ParsedDocument {
-            doc: doc.clone(),
-            hash: format!("{d}"),
-            title: None,
-            pages: 25,
-            pages_without_text: vec![],
-            notes,
-            warnings: vec![],
-        };
+        let parsed = synthetic_document(doc, d, notes);
         if let Some(w) = &mut w {
             w.upsert(parsed, vectors).unwrap();
         }

@@ -1,7 +1,7 @@
 use std::path::{Path, PathBuf};
 
 /// Errors of the index crate. User errors (no index, wrong format, another writer, bad input)
-/// are separate from internal and IO errors; [`Error::hint`] says what the user can do.
+/// are separate from internal and IO errors; `Hint::hint` (of `indexer_notes::Hint`) says what the user can do.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error("no index in {}", dir.display())]

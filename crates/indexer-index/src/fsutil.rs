@@ -8,7 +8,8 @@ use std::path::Path;
 
 pub(crate) const WRITER_LOCK: &str = "LOCK";
 pub(crate) const READERS_LOCK: &str = "readers.lock";
-pub(crate) const CROPS: &str = "crops";
+/// The folder, inside an index folder, of the crop PNGs of its figure and table notes.
+pub const CROPS: &str = "crops";
 
 /// Takes the shared lock a reader holds on its generation for as long as it is open. `None`
 /// when the generation has been garbage-collected meanwhile (the caller reads the manifest

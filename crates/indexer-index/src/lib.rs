@@ -27,34 +27,46 @@
 //! assert_eq!(set.vectors, vec![1.0, 0.0]);
 //! ```
 
+#[doc(hidden)]
+pub mod bench_support;
+
 mod analyze;
+mod bm25;
+mod candidates;
 mod committed_dir;
 mod error;
 mod feedback;
+mod filter;
 mod fsutil;
+mod fusion;
 mod graph;
-mod index;
+mod hybrid;
 mod manifest;
 mod matching;
+mod nearest;
+mod reader;
 mod schema;
 mod scope;
+mod stats;
 mod store;
 mod writer;
 
 pub use analyze::analyze;
+pub use candidates::{Candidate, CandidateSet};
 pub use error::{Error, Result};
 pub use feedback::{FEEDBACK_TERMS, FEEDBACK_WEIGHT, Feedback};
-pub use fsutil::GcStats;
+pub use filter::Filter;
+pub use fsutil::{CROPS, GcStats};
+pub use fusion::{BM25_WEIGHT, Fusion, RRF_K, fuse};
 pub use graph::{EXACT_THRESHOLD, HnswParams, dot, exact_search};
-pub use index::{
-    BM25_WEIGHT, Candidate, CandidateQuery, CandidateSet, DocumentInfo, FailureInfo, Filter,
-    Fusion, Index, RRF_K, Stats, fuse,
-};
+pub use hybrid::CandidateQuery;
 pub use matching::{
     EXPANSION_WEIGHT, Expansions, Matching, PREFIX_MIN_CHARS, PREFIX_TERMS, TYPO_MIN_CHARS,
     TYPO_TERMS, TYPO2_MIN_CHARS, edit_distance,
 };
+pub use reader::Index;
 pub use schema::FORMAT_VERSION;
+pub use stats::{DocumentInfo, FailureInfo, Stats};
 pub use writer::{CommitStats, GraphAction, Writer};
 
 #[cfg(test)]

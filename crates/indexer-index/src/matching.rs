@@ -102,7 +102,7 @@ pub const TYPO_TERMS: usize = 10;
 type Found = HashMap<String, u64>;
 
 /// The expansions of a query's words, found once per query: BM25 searches them beside the
-/// words as typed ([`Expansions::query`]), and the encoder reads the query with each word the
+/// words as typed (`Expansions::query`), and the encoder reads the query with each word the
 /// index does not hold replaced by its best expansion ([`Expansions::repaired`]), since an
 /// encoder cannot read half a word or a misspelt one either.
 #[derive(Debug, Clone, Default, PartialEq)]

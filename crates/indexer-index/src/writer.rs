@@ -160,7 +160,6 @@ impl Writer {
         self.graph_threshold = live_notes;
     }
 
-    /// The newest committed generation (0 when none).
     /// The folder of the crop PNGs of figure and table notes (the one [`Index::crop_dir`]
     /// reads), created with the index. A note's crop is written here before the commit that
     /// makes the note visible.
@@ -170,6 +169,7 @@ impl Writer {
         self.dir.join(CROPS)
     }
 
+    /// The newest committed generation (0 when none).
     pub fn generation(&self) -> u64 {
         self.base.as_ref().map(|m| m.generation).unwrap_or(0)
     }

@@ -2,67 +2,17 @@
 //! evidence when it does not fit the context window (or without images when the server refuses
 //! them), the answer streamed, its citations checked.
 
+use crate::answer::{Answer, LlmEvent, LlmTimings};
 use crate::client::{Refusal, Streamed};
 use crate::config::{Images, Llm};
 use crate::prompt::Evidence;
-use crate::{Citations, Error, Result, parse_citations};
-use serde::{Deserialize, Serialize};
+use crate::{Error, Result, parse_citations};
 use serde_json::{Value, json};
 use std::ops::ControlFlow;
 use std::time::Instant;
 
 /// Tokens kept free beside the estimate of the prompt when evidence is cut to fit.
 const CONTEXT_MARGIN: u32 = 32;
-
-/// What happens while a question is answered, in order: notices (evidence cut, images
-/// dropped), then `Accepted` once the server has taken the request, then the answer's text
-/// piece by piece. The receiver answers `ControlFlow::Break` to stop (the connection to the
-/// server is closed, and `ask` returns [`Error::Cancelled`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LlmEvent<'a> {
-    Notice(&'a str),
-    /// The server took the request: the first `evidence` items were sent, with `images` crops.
-    Accepted {
-        evidence: usize,
-        images: usize,
-    },
-    Delta(&'a str),
-}
-
-/// Token counts as the server reports them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Usage {
-    pub prompt_tokens: u64,
-    pub completion_tokens: u64,
-    pub total_tokens: u64,
-}
-
-/// Where the time of an answer went, in milliseconds.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-pub struct LlmTimings {
-    /// From the first request to the first token of the answer (with any requests sent again).
-    pub first_token_ms: Option<f64>,
-    pub total_ms: f64,
-}
-
-/// A finished answer.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Answer {
-    pub text: String,
-    /// The model that answered, as the server names it (else as asked).
-    pub model: String,
-    pub citations: Citations,
-    /// How many of the evidence items were sent (the first ones; fewer when the context window
-    /// was too small for all).
-    pub evidence_sent: usize,
-    pub images_sent: usize,
-    /// What was changed to get an answer, said to the user.
-    pub notices: Vec<String>,
-    pub usage: Option<Usage>,
-    /// `stop`, or `length` when the answer hit the maximum length.
-    pub finish_reason: Option<String>,
-    pub timings: LlmTimings,
-}
 
 impl Llm {
     /// The chat-completions request body for a question and its evidence, as it would be sent

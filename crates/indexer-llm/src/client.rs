@@ -1,6 +1,7 @@
 //! The HTTP side: `GET {url}/models` and a streamed `POST {url}/chat/completions`, with every
 //! failure mapped to an [`Error`] that says what happened.
 
+use crate::answer::Usage;
 use crate::config::{API_KEY_ENV, Llm};
 use crate::{Error, Result};
 use serde::Deserialize;
@@ -14,7 +15,7 @@ pub(crate) struct Completion {
     pub text: String,
     pub model: Option<String>,
     pub finish_reason: Option<String>,
-    pub usage: Option<crate::Usage>,
+    pub usage: Option<Usage>,
 }
 
 /// What a streamed request reports as it goes.
@@ -258,7 +259,7 @@ impl Llm {
             if done.model.is_none() {
                 done.model = v["model"].as_str().map(str::to_string);
             }
-            if let Ok(u) = serde_json::from_value::<crate::Usage>(v["usage"].clone()) {
+            if let Ok(u) = serde_json::from_value::<Usage>(v["usage"].clone()) {
                 done.usage = Some(u);
             }
             let choice = &v["choices"][0];

@@ -19,6 +19,7 @@
 //!
 //! One crate owns the HTTP client (ureq, with rustls for `https://` endpoints).
 
+mod answer;
 mod ask;
 mod citations;
 mod client;
@@ -26,7 +27,7 @@ mod config;
 mod error;
 mod prompt;
 
-pub use ask::{Answer, LlmEvent, LlmTimings, Usage};
+pub use answer::{Answer, LlmEvent, LlmTimings, Usage};
 pub use citations::{Citations, parse_citations};
 pub use config::{
     API_KEY_ENV, ApiKey, DEFAULT_LLM_TIMEOUT, DEFAULT_MAX_TOKENS, Images, Llm, LlmConfig,

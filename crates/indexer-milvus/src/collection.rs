@@ -6,6 +6,7 @@
 use crate::filter::{Filter, literal, one_of};
 use crate::rpc::{block, call, map_error, retry_seconds};
 use crate::schema::{self, Info, SCHEMA_VERSION};
+use crate::token;
 use crate::{Error, MilvusUrl, Result};
 use milvus::v2 as sdk;
 use milvus::v2::prelude::*;
@@ -15,8 +16,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// The variable that holds the server's credentials, when it wants them.
-pub const TOKEN_ENV: &str = "INDEXER_MILVUS_TOKEN";
 /// Rows per upsert request (Milvus caps a request's size; 256 notes of 256 tokens with their
 /// JSON and a 768-d vector stay well under it).
 const UPSERT_ROWS: usize = 256;
@@ -97,7 +96,7 @@ impl Collection {
             .retry(retry);
         // A server with authentication: `user:password` or an API key, from the environment
         // only (never a flag or the URL, so it is never printed or kept).
-        if let Some(token) = std::env::var(TOKEN_ENV).ok().filter(|t| !t.is_empty()) {
+        if let Some(token) = token::token() {
             config = config.token(token);
         }
         let client = block(&rt, || {

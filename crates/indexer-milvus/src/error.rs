@@ -1,5 +1,6 @@
 //! What can go wrong with a Milvus index, each with a hint.
 
+use crate::token::TOKEN_ENV;
 use indexer_notes::Hint;
 
 pub type Result<T> = std::result::Result<T, Error>;
@@ -63,7 +64,7 @@ impl Hint for Error {
             {
                 format!(
                     "a Milvus with authentication wants {}=USER:PASSWORD (or an API key)",
-                    crate::TOKEN_ENV
+                    TOKEN_ENV
                 )
             }
             Error::Milvus { .. } => "see the Milvus server's log".into(),

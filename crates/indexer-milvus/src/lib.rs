@@ -18,10 +18,12 @@ mod error;
 mod filter;
 mod rpc;
 mod schema;
+mod token;
 mod url;
 
-pub use collection::{Collection, FileRow, Hit, NoteRow, TOKEN_ENV};
+pub use collection::{Collection, FileRow, Hit, NoteRow};
 pub use error::{Error, Result};
 pub use filter::Filter;
 pub use schema::{Info, SCHEMA_VERSION};
+pub use token::TOKEN_ENV;
 pub use url::MilvusUrl;

@@ -71,6 +71,8 @@ fn bench_hybrid(c: &mut Criterion) {
             query_text: "benchmark query",
             info: &info,
             links: &links,
+            // The first stage's k of reciprocal rank fusion, for the ranks above.
+            rrf_k: Some(60),
             ..Candidates::new(&data.query, &data.notes, d)
         };
         let mut group = c.benchmark_group(format!("hybrid/n={n}/d={d}"));

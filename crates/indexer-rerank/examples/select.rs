@@ -79,6 +79,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         query_text: &input.query_text,
         fused: &[],
         info: &[],
+        rrf_k: None,
     };
     let b = input.budget;
     let (paper, _) = CdsSelector::paper(CdsOptions::default())?.solve(&c, b)?;

@@ -222,43 +222,56 @@ impl Selector for Dpp {
             ));
         }
         c.validate()?;
-        let n = c.len();
         let q: Vec<f64> = c.relevance().iter().map(|r| (theta * r).exp()).collect();
-        let mut d2: Vec<f64> = (0..n)
-            .map(|i| q[i] * q[i] * kernels::dot_f64acc(c.note(i), c.note(i)))
-            .collect();
-        // cis[i] holds the rows of the incremental Cholesky factor for candidate i.
-        let mut cis: Vec<Vec<f64>> = vec![Vec::new(); n];
-        let mut taken = vec![false; n];
-        let (mut indices, mut scores) = (Vec::new(), Vec::new());
-        while indices.len() < budget.min(n) {
-            let mut best = (f64::NEG_INFINITY, usize::MAX);
-            for i in (0..n).filter(|i| !taken[*i]) {
-                if d2[i] > best.0 {
-                    best = (d2[i], i);
-                }
-            }
-            let (gain, j) = best;
-            if j == usize::MAX || gain < min_gain {
-                break;
-            }
-            taken[j] = true;
-            indices.push(j);
-            scores.push(gain.ln());
-            let dj = gain.sqrt();
-            let zj = c.note(j);
-            let cj = cis[j].clone();
-            for i in (0..n).filter(|i| !taken[*i]) {
-                let lji = q[j] * q[i] * kernels::dot_f64acc(zj, c.note(i));
-                let e = (lji - cj.iter().zip(&cis[i]).map(|(a, b)| a * b).sum::<f64>()) / dj;
-                cis[i].push(e);
-                d2[i] = (d2[i] - e * e).max(0.0);
+        Ok(greedy_dpp(&q, min_gain, budget, |i, j| {
+            kernels::dot_f64acc(c.note(i), c.note(j))
+        }))
+    }
+}
+
+/// The greedy MAP of the DPP with kernel L_ij = q_i q_j sim(i, j), by incremental Cholesky
+/// (Chen, Zhang and Zhou 2018): each pick is the candidate whose log det(L_Y) grows most
+/// (ties to the lower index), until `budget` picks or a best gain d_i^2 below `min_gain`.
+/// Scores are log d_i^2. Shared by `dpp` and `dpp-hybrid`, which differ only in quality `q`
+/// and similarity.
+pub(crate) fn greedy_dpp(
+    q: &[f64],
+    min_gain: f64,
+    budget: usize,
+    sim: impl Fn(usize, usize) -> f64,
+) -> Selection {
+    let n = q.len();
+    let mut d2: Vec<f64> = (0..n).map(|i| q[i] * q[i] * sim(i, i)).collect();
+    // cis[i] holds the rows of the incremental Cholesky factor for candidate i.
+    let mut cis: Vec<Vec<f64>> = vec![Vec::new(); n];
+    let mut taken = vec![false; n];
+    let (mut indices, mut scores) = (Vec::new(), Vec::new());
+    while indices.len() < budget.min(n) {
+        let mut best = (f64::NEG_INFINITY, usize::MAX);
+        for i in (0..n).filter(|i| !taken[*i]) {
+            if d2[i] > best.0 {
+                best = (d2[i], i);
             }
         }
-        Ok(Selection {
-            indices,
-            scores,
-            diagnostics: None,
-        })
+        let (gain, j) = best;
+        if j == usize::MAX || gain < min_gain {
+            break;
+        }
+        taken[j] = true;
+        indices.push(j);
+        scores.push(gain.ln());
+        let dj = gain.sqrt();
+        let cj = cis[j].clone();
+        for i in (0..n).filter(|i| !taken[*i]) {
+            let lji = q[j] * q[i] * sim(j, i);
+            let e = (lji - cj.iter().zip(&cis[i]).map(|(a, b)| a * b).sum::<f64>()) / dj;
+            cis[i].push(e);
+            d2[i] = (d2[i] - e * e).max(0.0);
+        }
+    }
+    Selection {
+        indices,
+        scores,
+        diagnostics: None,
     }
 }

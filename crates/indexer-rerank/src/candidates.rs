@@ -32,6 +32,12 @@ pub struct Candidates<'a> {
     /// and its BM25 and vector ranks; empty when the candidates carry none. The structured
     /// selectors (`cds-hybrid`, `fused-cap`, `mmr-hybrid`, `dpp-hybrid`) read it.
     pub info: &'a [NoteInfo],
+    /// The k of the first stage's reciprocal rank fusion, 1 / (k + rank), which the caller
+    /// owns (the engine passes `indexer_index::RRF_K`). The structured selectors fuse the
+    /// ranks of `info` with it when the candidates carry no fused scores and the selector
+    /// names no k of its own ([`HybridOptions::rrf_k`](crate::HybridOptions::rrf_k)); `None`
+    /// (as from [`Candidates::new`]): they then fall back to the cosine.
+    pub rrf_k: Option<usize>,
 }
 
 /// One candidate's place in the corpus and in the first stage's lists.
@@ -50,7 +56,7 @@ pub struct NoteInfo {
 }
 
 impl<'a> Candidates<'a> {
-    /// Candidates without links and without query text.
+    /// Candidates without links, query text, fused scores, note information or fusion k.
     pub fn new(query: &'a [f32], notes: &'a [f32], dim: usize) -> Self {
         Candidates {
             query,
@@ -60,6 +66,7 @@ impl<'a> Candidates<'a> {
             query_text: "",
             fused: &[],
             info: &[],
+            rrf_k: None,
         }
     }
 

@@ -9,7 +9,8 @@
 //! - Relevance: s_i = f_i / max_j f_j with f_i the first stage's fused score of i (its
 //!   reciprocal rank fusion, pages included), mapped to (0, 1]. With the option `k` the
 //!   selector fuses the note's own ranks again, f_i = sum over the lists that hold i of
-//!   1 / (k + rank), for sweeps of k. Without fused scores or ranks, the cosine (clipped at 0).
+//!   1 / (k + rank), for sweeps of k. Without fused scores, the ranks fused with the first
+//!   stage's k ([`Candidates::rrf_k`]); without either, the cosine (clipped at 0).
 //! - Geometry: z~_i = [sqrt(1 - rho) z_i, sqrt(rho) e_page(i)], unit vectors whose
 //!   dissimilarity 1 - z~_i . z~_j is (1 - rho)(1 - z_i . z_j) + rho [different pages]: notes on
 //!   one page are closer (redundant for the reader), by `page` = rho. A note without a page is
@@ -23,6 +24,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
+use crate::baselines::{DppOptions, greedy_dpp, greedy_mmr};
 use crate::candidates::{Candidates, NoteInfo, top_k};
 use crate::cds::{CdsDiagnostics, CdsOptions, CdsProblem};
 use crate::error::{Result, invalid};
@@ -76,12 +78,9 @@ impl HybridOptions {
     }
 }
 
-/// The k of the re-fusion of ranks when candidates have ranks but no fused score: the usual
-/// 60 of reciprocal rank fusion.
-const RANKS_ONLY_K: f64 = 60.0;
-
 /// The hybrid relevance s_i in [0, 1] (see the module documentation): the first stage's fused
-/// score, or with `rrf_k` a fusion of the note's own ranks with that k.
+/// score, or with `rrf_k` a fusion of the note's own ranks with that k (without fused scores,
+/// with the first stage's k, [`Candidates::rrf_k`]).
 pub fn hybrid_relevance(c: &Candidates<'_>, rrf_k: Option<f64>) -> Vec<f64> {
     let n = c.len();
     let ranked = c.info.len() == n
@@ -90,17 +89,23 @@ pub fn hybrid_relevance(c: &Candidates<'_>, rrf_k: Option<f64>) -> Vec<f64> {
             .iter()
             .any(|i| i.bm25_rank.is_some() || i.vector_rank.is_some());
     let has_fused = c.fused.len() == n && n > 0;
-    let f: Vec<f64> = if ranked && (rrf_k.is_some() || !has_fused) {
-        let k = rrf_k.unwrap_or(RANKS_ONLY_K);
-        let rr = |r: Option<u32>| r.map_or(0.0, |r| 1.0 / (k + r as f64));
-        c.info
-            .iter()
-            .map(|i| rr(i.bm25_rank) + rr(i.vector_rank))
-            .collect()
-    } else if has_fused {
-        c.fused.iter().map(|v| v.max(0.0)).collect()
-    } else {
-        c.relevance().iter().map(|v| v.max(0.0)).collect()
+    // The k the ranks are fused with: the selector's own, else, without fused scores, the
+    // first stage's (the caller's).
+    let k = match rrf_k {
+        Some(k) => Some(k),
+        None if !has_fused => c.rrf_k.map(|k| k as f64),
+        None => None,
+    };
+    let f: Vec<f64> = match k {
+        Some(k) if ranked => {
+            let rr = |r: Option<u32>| r.map_or(0.0, |r| 1.0 / (k + r as f64));
+            c.info
+                .iter()
+                .map(|i| rr(i.bm25_rank) + rr(i.vector_rank))
+                .collect()
+        }
+        _ if has_fused => c.fused.iter().map(|v| v.max(0.0)).collect(),
+        _ => c.relevance().iter().map(|v| v.max(0.0)).collect(),
     };
     let max = f.iter().copied().fold(0.0, f64::max);
     if max > 0.0 {
@@ -312,9 +317,9 @@ fn capped(info: &[NoteInfo], order: &[usize], cap: usize, budget: usize) -> Vec<
 }
 
 /// beta 1 and page 1 (the simplest of the best settings of the mmlb-dev sweep, README "The
-/// sweep"), the first stage's k = 60, no link terms, fill by rank, no page cap. The sweep's
-/// grid relies on these defaults for the options its lines leave out. `cap=1` selects better
-/// (it is the page rule of `fused-cap` on the CDS order).
+/// sweep"), the first stage's fused score (no k of its own), no link terms, fill by rank, no
+/// page cap. The sweep's grid relies on these defaults for the options its lines leave out.
+/// `cap=1` selects better (it is the page rule of `fused-cap` on the CDS order).
 impl Default for CdsHybridOptions {
     fn default() -> Self {
         CdsHybridOptions {
@@ -568,13 +573,9 @@ impl Selector for MmrHybrid {
         let rows: Vec<usize> = (0..n).collect();
         let g = Geometry::new(c, &rows, &self.hybrid);
         // In relevance order, so ties go to the more relevant note.
-        Ok(crate::baselines::greedy_mmr(
-            &s,
-            &order,
-            lambda,
-            budget,
-            |i, j| 1.0 - g.structured(i, j),
-        ))
+        Ok(greedy_mmr(&s, &order, lambda, budget, |i, j| {
+            1.0 - g.structured(i, j)
+        }))
     }
 }
 
@@ -614,38 +615,10 @@ impl Selector for DppHybrid {
         let rows: Vec<usize> = (0..n).collect();
         let g = Geometry::new(c, &rows, &self.hybrid);
         let q: Vec<f64> = s.iter().map(|r| (theta * r).exp()).collect();
-        let sim = |i: usize, j: usize| kernels::dot_f64acc(g.row(i), g.row(j));
-        let mut d2: Vec<f64> = (0..n).map(|i| q[i] * q[i] * sim(i, i)).collect();
-        let mut cis: Vec<Vec<f64>> = vec![Vec::new(); n];
-        let mut taken = vec![false; n];
-        let (mut indices, mut scores) = (Vec::new(), Vec::new());
-        while indices.len() < budget.min(n) {
-            let mut best = (f64::NEG_INFINITY, usize::MAX);
-            for i in (0..n).filter(|i| !taken[*i]) {
-                if d2[i] > best.0 {
-                    best = (d2[i], i);
-                }
-            }
-            let (gain, j) = best;
-            if j == usize::MAX || gain < 1e-10 {
-                break;
-            }
-            taken[j] = true;
-            indices.push(j);
-            scores.push(gain.ln());
-            let dj = gain.sqrt();
-            let cj = cis[j].clone();
-            for i in (0..n).filter(|i| !taken[*i]) {
-                let lji = q[j] * q[i] * sim(j, i);
-                let e = (lji - cj.iter().zip(&cis[i]).map(|(a, b)| a * b).sum::<f64>()) / dj;
-                cis[i].push(e);
-                d2[i] = (d2[i] - e * e).max(0.0);
-            }
-        }
-        Ok(Selection {
-            indices,
-            scores,
-            diagnostics: None,
-        })
+        // Stops where `dpp` does by default.
+        let min_gain = DppOptions::default().min_gain;
+        Ok(greedy_dpp(&q, min_gain, budget, |i, j| {
+            kernels::dot_f64acc(g.row(i), g.row(j))
+        }))
     }
 }

@@ -1,7 +1,7 @@
 //! Queries per second and latency of a real server on loopback, at 1, 4 and 16 concurrent
 //! clients, for the default selector (`DEFAULT_SELECTOR`) and the paper's CDS, over 200
 //! candidates (100 BM25 + 100 vector). The index is built once at the start from five real PDFs
-//! of `../shared/corpus/` (about 500 notes).
+//! of `../shared/corpus/` (its size and the figures measured: the crate's README, "Selectors").
 //!
 //! `cargo bench -p indexer-server` prints criterion's time per query (the inverse of the
 //! throughput) and then a table of QPS, p50 and p99 per configuration on stderr.
@@ -12,6 +12,8 @@
 
 use criterion::{BenchmarkId, Criterion};
 use indexer_engine::{DEFAULT_SELECTOR, Engine, IngestConfig, SelectorKind};
+// The questions about `../shared/corpus/` that the soak of `indexer serve` asks too.
+use indexer_index::bench_support::SHARED_CORPUS_QUERIES as QUERIES;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
@@ -31,24 +33,6 @@ const PDFS: [&str; 5] = [
 const CANDIDATES: usize = 100;
 const CLIENTS: [usize; 3] = [1, 4, 16];
 const TABLE_RUN: Duration = Duration::from_secs(5);
-const QUERIES: [&str; 16] = [
-    "What is a mosaic plot?",
-    "Which optimizer does lmer use by default?",
-    "random effects for subjects and items",
-    "shading of residuals in association plots",
-    "how to format the bibliography of a thesis",
-    "table of fixed effects estimates",
-    "Bose-Einstein condensation",
-    "ACM reference format and CCS concepts",
-    "sieve plot of expected frequencies",
-    "restricted maximum likelihood criterion",
-    "graduate school signature page",
-    "doubly labeled figure caption",
-    "sparse matrix representation of the model",
-    "labeling cells of a contingency table",
-    "author affiliations and email addresses",
-    "convergence warnings and profiling",
-];
 
 struct Fixture {
     _dir: tempfile::TempDir,

@@ -13,34 +13,19 @@
 //! `cargo bench -p indexer-server --bench typing` prints a table on stderr.
 
 use indexer_engine::{Encoder, Engine};
-use indexer_notes::{Note, NoteKind, ParsedDocument, note_id};
+use indexer_index::bench_support::{
+    NOTES_PER_DOC, percentile, scifact_claims, scifact_words, synthetic_doc, synthetic_document,
+    synthetic_note,
+};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-const NOTES_PER_DOC: usize = 100;
 const QUERIES: usize = 200;
-
-fn scifact() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/eval/beir/scifact")
-}
-
-fn json_texts(path: &Path, field: &str) -> Vec<String> {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| {
-        panic!(
-            "cannot read {} ({e}): this benchmark reads ../shared/eval/ beside the project, which a clone of the project does not have",
-            path.display()
-        )
-    });
-    text.lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter_map(|v| v.get(field)?.as_str().map(str::to_string))
-        .collect()
-}
 
 fn unit_near(rng: &mut StdRng, centre: &[f32]) -> Vec<f32> {
     let mut v: Vec<f32> = centre
@@ -65,34 +50,19 @@ fn build(dir: &Path, encoder: &dyn Encoder, n_notes: usize, words: &[String]) {
     let mut made = 0;
     let mut d = 0;
     while made < n_notes {
-        let doc = format!("papers/p{d:05}.pdf");
+        let doc = synthetic_doc(d);
         let centre: Vec<f32> = (0..dim).map(|_| rng.random_range(-1.0f32..1.0)).collect();
         let mut notes = Vec::with_capacity(NOTES_PER_DOC);
         let mut vectors = Vec::with_capacity(NOTES_PER_DOC * dim);
         for i in 0..NOTES_PER_DOC.min(n_notes - made) {
             let len = rng.random_range(40..160);
             let at = rng.random_range(0..words.len() - len);
-            let mut n = Note::new(
-                note_id(&doc, NoteKind::Text, i),
-                &doc,
-                NoteKind::Text,
-                words[at..at + len].join(" "),
-            );
-            n.page = Some(1 + i as u32 / 4);
-            notes.push(n);
+            notes.push(synthetic_note(&doc, i, &words[at..at + len]));
             vectors.extend(unit_near(&mut rng, &centre));
         }
         made += notes.len();
-        let parsed = ParsedDocument {
-            doc,
-            hash: format!("{d}"),
-            title: None,
-            pages: 25,
-            pages_without_text: vec![],
-            notes,
-            warnings: vec![],
-        };
-        w.upsert(parsed, vectors).unwrap();
+        w.upsert(synthetic_document(doc, d, notes), vectors)
+            .unwrap();
         d += 1;
     }
     w.commit().unwrap();
@@ -151,19 +121,12 @@ fn encode(q: &str) -> String {
 /// A row group of the table: its name, its queries, and (matching, parameters) per row.
 type Row<'a> = (&'a str, &'a Vec<String>, &'a [(&'a str, &'a str)]);
 
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
-}
-
 fn main() {
     let n_notes: usize = std::env::var("INDEXER_BENCH_NOTES")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(100_000);
-    let words: Vec<String> = json_texts(&scifact().join("corpus.jsonl"), "text")
-        .iter()
-        .flat_map(|t| t.split_whitespace().map(str::to_string).collect::<Vec<_>>())
-        .collect();
+    let words = scifact_words();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let rt = indexer_runtime::Runtime::discover_from(None, &root, Path::new(""))
         .expect("the runtime is missing: run tools/setup");
@@ -180,7 +143,7 @@ fn main() {
     let notes = engine.view().len().expect("count the notes");
 
     // Queries: words of SciFact claims; the last one of 5+ letters cut to 3.
-    let claims = json_texts(&scifact().join("queries.jsonl"), "text");
+    let claims = scifact_claims();
     let mut full = Vec::new();
     let mut typed = Vec::new();
     let mut alone = Vec::new();

@@ -15,9 +15,10 @@
 //!   "finish_reason", "notices", "timings"}`;
 //! - `error`: the error body (`message, code, type, link`) if the answer breaks off.
 
-use crate::app::{Shared, blocking, search_body, search_turn};
 use crate::error::ApiError;
+use crate::request::search_body;
 use crate::response::{Hit, HitFields};
+use crate::state::{Shared, blocking, search_turn};
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::extract::rejection::BytesRejection;
@@ -78,7 +79,7 @@ pub(crate) async fn ask(
             Some("start indexer serve with --llm-url (or INDEXER_LLM_URL) to turn /ask on".into());
         return Err(e);
     };
-    let search = search_body(&st, body)?;
+    let search = search_body(&st.cfg, body)?;
     if search.group.is_some() {
         return Err(ApiError::bad_request(
             "group_not_supported",

@@ -12,14 +12,19 @@
 
 mod app;
 mod ask;
+mod config;
 mod error;
+mod index;
 mod page;
 mod rate;
 mod request;
 mod response;
+mod search;
 mod serve;
+mod state;
 
-pub use app::{ServerConfig, router};
+pub use app::router;
+pub use config::ServerConfig;
 pub use page::PAGE_SEARCH_PARAMS;
 pub use serve::{exposure_warning, serve, serve_on};
 

@@ -4,11 +4,15 @@
 //!
 //! As in Meilisearch, the query string has its own type ([`SearchQueryGet`], every value a
 //! string, since that is all a query string holds) that converts into the body's type; the
-//! body's numbers stay numbers. Every check then happens once, on the typed request.
+//! body's numbers stay numbers. Every check then happens once, on the typed request. A body
+//! (`POST /search`, `POST /ask`) is read by [`search_body`].
 
-use crate::app::ServerConfig;
+use crate::config::ServerConfig;
 use crate::error::ApiError;
 use crate::response::HitFields;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::http::StatusCode;
 use indexer_engine::{
     Filter, GroupBy, Matching, NoteKind, SearchRequest, SelectorKind, parse_pages,
 };
@@ -122,6 +126,28 @@ impl TryFrom<SearchQueryGet> for SearchQuery {
             snippet_chars: count("snippet_chars", p.snippet_chars)?,
         })
     }
+}
+
+/// A search body (`POST /search`, `POST /ask`), validated.
+pub(crate) fn search_body(
+    cfg: &ServerConfig,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<ApiSearch, ApiError> {
+    let body = body.map_err(|e| {
+        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "body_too_large",
+                format!("the request body is larger than {} bytes", cfg.max_body),
+            )
+        } else {
+            ApiError::bad_request("bad_body", e.body_text())
+        }
+    })?;
+    let q: SearchQuery = serde_json::from_slice(&body).map_err(|e| {
+        ApiError::bad_request("bad_json", format!("the body is not a valid search: {e}"))
+    })?;
+    q.validate(cfg)
 }
 
 /// A boolean from the query string: `true` or `false` (also `1` or `0`).

@@ -4,7 +4,8 @@
 //! rate limit). The body's time counts in the request's time limit (`ServerConfig::timeout`).
 
 use crate::app::router;
-use crate::{Error, Result, ServerConfig};
+use crate::config::ServerConfig;
+use crate::{Error, Result};
 use axum::extract::ConnectInfo;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;

@@ -1,6 +1,6 @@
 //! The command line: its usage text and its parsing into `Args`.
 
-use crate::Result;
+use crate::error::Result;
 use std::path::PathBuf;
 use std::time::Duration;
 

@@ -1,9 +1,9 @@
 //! Child processes: `indexer` runs in their own process groups, and `indexer serve` started
 //! and waited for.
 
-use crate::Result;
+use crate::error::Result;
 use crate::http::Conn;
-use crate::run::Run;
+use crate::state::Run;
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -1,8 +1,8 @@
 //! The clients: the mix of requests, each client's loop, and the check of each answer.
 
-use crate::Result;
+use crate::error::Result;
 use crate::http::{Conn, Reply};
-use crate::run::Run;
+use crate::state::Run;
 use serde_json::Value;
 use std::time::{Duration, Instant};
 

@@ -1,10 +1,10 @@
 //! The corpus and its ingests: which PDFs the run uses, how they rotate in and out of the
 //! ingested folder, and the ingest loop that runs `indexer ingest` after each change.
 
-use crate::Result;
 use crate::child::{Child, indexer};
+use crate::error::Result;
 use crate::http::Conn;
-use crate::run::Run;
+use crate::state::Run;
 use serde_json::Value;
 use std::collections::VecDeque;
 use std::io::Write;

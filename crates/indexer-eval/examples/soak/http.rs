@@ -1,6 +1,6 @@
 //! HTTP/1.1 over `TcpStream`: a client's connection, its requests and the reading of answers.
 
-use crate::Result;
+use crate::error::Result;
 use std::fmt::Write as _;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};

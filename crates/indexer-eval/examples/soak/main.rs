@@ -14,22 +14,28 @@
 //! change of the document folder, so what is measured is the program that ships. The clients
 //! are plain `std::net::TcpStream` HTTP/1.1 (no client crate to hide a protocol error).
 //! Memory and CPU are read from `/proc`: Linux only.
+//!
+//! The modules in layers, each using only those before it: `error` (the `Result`), `args`,
+//! `http`, `state` (what the run's threads share), `child`, `client`, `corpus`, `sample`,
+//! `measured` (what a run measured), `plot`, `report`, `run` (the orchestration); this file is
+//! only the entry point.
 
 mod args;
 mod child;
 mod client;
 mod corpus;
+mod error;
 mod http;
+mod measured;
 mod plot;
 mod report;
 mod run;
 mod sample;
+mod state;
 
 use args::{USAGE, parse_args};
 use run::run;
 use std::process::ExitCode;
-
-type Result<T, E = String> = std::result::Result<T, E>;
 
 fn main() -> ExitCode {
     let args = match parse_args(std::env::args().skip(1)) {

@@ -1,8 +1,8 @@
 //! The plot `soak.png`: memory and search latency over the run, with the ingests shaded.
 
-use crate::Result;
 use crate::corpus::IngestRecord;
-use crate::run::Report;
+use crate::error::Result;
+use crate::measured::Report;
 use crate::sample::Sample;
 use indexer_eval::register_font;
 use plotters::coord::Shift;

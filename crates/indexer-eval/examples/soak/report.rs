@@ -1,17 +1,13 @@
 //! The outputs: `soak.csv` row by row, and `soak.md` (with `soak.png`) at the end.
 
-use crate::Result;
 use crate::corpus::file_name;
+use crate::error::Result;
+use crate::measured::Report;
 use crate::plot::plot;
-use crate::run::Report;
-use crate::sample::{Sample, percentile};
+use crate::sample::{BLOCK, Sample, percentile};
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
-
-/// The latency blocks of the report.
-pub(crate) const BLOCK: Duration = Duration::from_secs(300);
 
 pub(crate) fn write_outputs(out: &Path, r: &Report) -> Result<()> {
     let write = |name: &str, text: String| {

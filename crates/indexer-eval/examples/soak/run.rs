@@ -1,132 +1,24 @@
-//! The run: the state its threads share, its setup, the soak loop that samples until the time
-//! is up, and the report it ends with.
+//! The run: its setup, the soak loop that samples until the time is up, and the report it ends
+//! with (the state its threads share is [`state`](crate::state)).
 
-use crate::Result;
 use crate::args::Args;
 use crate::child::{Child, start_server};
 use crate::client::client;
 use crate::corpus::{
     Corpus, CorpusPlan, IngestRecord, copy_into, ingest_loop, plan_corpus, run_ingest,
 };
+use crate::error::Result;
+use crate::measured::Report;
 use crate::report::{CsvFile, fmt_ms, write_outputs};
-use crate::sample::{CoresBusy, Sample, Sampler};
+use crate::sample::{Sample, Sampler};
+use crate::state::Run;
+use indexer_index::bench_support::SHARED_CORPUS_QUERIES;
 use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-
-/// Questions about the PDFs of `../shared/corpus/` (as the server benches ask them); any
-/// other corpus works too, its searches then just find fewer relevant notes.
-const QUERIES: [&str; 16] = [
-    "What is a mosaic plot?",
-    "Which optimizer does lmer use by default?",
-    "random effects for subjects and items",
-    "shading of residuals in association plots",
-    "how to format the bibliography of a thesis",
-    "table of fixed effects estimates",
-    "Bose-Einstein condensation",
-    "ACM reference format and CCS concepts",
-    "sieve plot of expected frequencies",
-    "restricted maximum likelihood criterion",
-    "graduate school signature page",
-    "doubly labeled figure caption",
-    "sparse matrix representation of the model",
-    "labeling cells of a contingency table",
-    "author affiliations and email addresses",
-    "convergence warnings and profiling",
-];
-
-/// The first error messages kept for the report; the rest are only counted.
-const KEPT_ERRORS: usize = 20;
-
-/// Everything the threads of a run share.
-#[derive(Debug)]
-pub(crate) struct Run {
-    pub(crate) args: Args,
-    /// The work folder: `docs/` (the ingested folder) and `index/`.
-    pub(crate) work: PathBuf,
-    pub(crate) addr: SocketAddr,
-    pub(crate) queries: Vec<String>,
-    pub(crate) t0: Instant,
-    stop: AtomicBool,
-    pub(crate) window: Mutex<Window>,
-    errors: Mutex<Vec<String>>,
-    errors_total: AtomicU64,
-}
-
-impl Run {
-    pub(crate) fn seconds(&self) -> f64 {
-        self.t0.elapsed().as_secs_f64()
-    }
-
-    pub(crate) fn stopped(&self) -> bool {
-        self.stop.load(Ordering::Relaxed)
-    }
-
-    pub(crate) fn error(&self, message: String) {
-        self.errors_total.fetch_add(1, Ordering::Relaxed);
-        self.window.lock().unwrap().errors += 1;
-        let mut kept = self.errors.lock().unwrap();
-        if kept.len() < KEPT_ERRORS {
-            kept.push(format!("{:.1} s: {message}", self.seconds()));
-        }
-    }
-
-    /// Sleeps until `deadline` or until the run stops; false when it stopped.
-    pub(crate) fn sleep_until(&self, deadline: Instant) -> bool {
-        while Instant::now() < deadline {
-            if self.stopped() {
-                return false;
-            }
-            std::thread::sleep(Duration::from_millis(100).min(deadline - Instant::now()));
-        }
-        !self.stopped()
-    }
-}
-
-/// Requests completed since the last sample.
-#[derive(Debug, Default)]
-pub(crate) struct Window {
-    pub(crate) requests: u64,
-    pub(crate) errors: u64,
-    /// Milliseconds of each search (GET and POST `/search`) completed in the window.
-    pub(crate) search_ms: Vec<f64>,
-}
-
-/// What a run measured, for the report.
-#[derive(Debug)]
-pub(crate) struct Report {
-    pub(crate) samples: Vec<Sample>,
-    pub(crate) ingests: Vec<IngestRecord>,
-    /// Every search's latency by 5-minute block.
-    pub(crate) blocks: Vec<Vec<f64>>,
-    pub(crate) requests_total: u64,
-    pub(crate) searches_total: u64,
-    pub(crate) errors_total: u64,
-    pub(crate) first_errors: Vec<String>,
-    pub(crate) seconds: f64,
-    /// Why the run ended.
-    pub(crate) end: String,
-    pub(crate) corpus: CorpusPlan,
-    pub(crate) other_cpu: Vec<(String, f64)>,
-    pub(crate) busy: Option<CoresBusy>,
-    pub(crate) sample_every: Duration,
-    pub(crate) started_utc: String,
-    pub(crate) indexer_version: String,
-    pub(crate) cores: usize,
-}
-
-impl Report {
-    pub(crate) fn failed_ingests(&self) -> usize {
-        self.ingests.iter().filter(|i| !i.ok).count()
-    }
-
-    pub(crate) fn failed(&self) -> bool {
-        self.errors_total > 0 || self.failed_ingests() > 0 || self.end != "completed"
-    }
-}
 
 pub(crate) fn run(args: &Args) -> Result<Report> {
     check_inputs(args)?;
@@ -145,17 +37,12 @@ pub(crate) fn run(args: &Args) -> Result<Report> {
     let port = free_port()?;
     let stop_flag = Arc::new(AtomicBool::new(false));
     stop_on_signal(stop_flag.clone());
-    let setup = Run {
-        args: args.clone(),
-        work: work.clone(),
-        addr: SocketAddr::from(([127, 0, 0, 1], port)),
+    let setup = Run::new(
+        args.clone(),
+        work.clone(),
+        SocketAddr::from(([127, 0, 0, 1], port)),
         queries,
-        t0: Instant::now(),
-        stop: AtomicBool::new(false),
-        window: Mutex::new(Window::default()),
-        errors: Mutex::new(Vec::new()),
-        errors_total: AtomicU64::new(0),
-    };
+    );
     eprintln!(
         "soak: ingesting {} PDFs into {}",
         plan.initial.len(),
@@ -178,10 +65,7 @@ pub(crate) fn run(args: &Args) -> Result<Report> {
         args.clients,
         args.minutes
     );
-    let run = Arc::new(Run {
-        t0: Instant::now(),
-        ..setup
-    });
+    let run = Arc::new(setup.restarted_clock());
     // The run's clock starts with the clients: the initial ingest happened before 0.
     let mut first = first;
     let before = (run.t0 - setup_t0).as_secs_f64();
@@ -249,7 +133,7 @@ fn soak(
             break "completed".to_string();
         }
     };
-    run.stop.store(true, Ordering::Relaxed);
+    run.stop();
     for c in clients {
         let _ = c.join();
     }
@@ -262,8 +146,8 @@ fn soak(
         blocks,
         requests_total,
         searches_total,
-        errors_total: run.errors_total.load(Ordering::Relaxed),
-        first_errors: run.errors.lock().unwrap().clone(),
+        errors_total: run.errors_total(),
+        first_errors: run.first_errors(),
         seconds,
         end,
         corpus: plan.clone(),
@@ -290,7 +174,7 @@ fn print_progress(run: &Run, s: &Sample, requests_total: u64) {
             s.rss_mib,
             fmt_ms(s.p99_ms),
             requests_total,
-            run.errors_total.load(Ordering::Relaxed),
+            run.errors_total(),
             s.load1
         );
     }
@@ -346,7 +230,10 @@ fn work_dir(args: &Args) -> Result<(PathBuf, Option<tempfile::TempDir>)> {
 
 fn read_queries(path: Option<&Path>) -> Result<Vec<String>> {
     let Some(path) = path else {
-        return Ok(QUERIES.iter().map(|q| q.to_string()).collect());
+        return Ok(SHARED_CORPUS_QUERIES
+            .iter()
+            .map(|q| q.to_string())
+            .collect());
     };
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let qs: Vec<String> = text

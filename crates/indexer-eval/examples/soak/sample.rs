@@ -2,12 +2,14 @@
 //! everything else on the machine.
 
 use crate::http::Conn;
-use crate::report::BLOCK;
-use crate::run::{Run, Window};
+use crate::state::{Run, Window};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::process::Command;
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+/// The latency blocks of the report.
+pub(crate) const BLOCK: Duration = Duration::from_secs(300);
 
 /// One sample: the server's memory and CPU, the window's requests and latency, the machine's
 /// load and the generation served.

@@ -2,7 +2,7 @@
 //! killed. Generation g upserts document `d{g % 7}` (hash `h{g}`, `5 + g % 13` notes holding
 //! the word `gen{g}`) and, when g is a multiple of 5, removes `d{(g + 3) % 7}`.
 //!
-//! Usage: index-crash-writer DIR [MAX_GENERATION]
+//! Usage: `index-crash-writer DIR [MAX_GENERATION]`
 
 use indexer_index::Writer;
 use indexer_notes::{Link, LinkKind, Note, NoteKind, ParsedDocument, note_id};

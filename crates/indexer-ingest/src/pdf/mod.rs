@@ -1,5 +1,6 @@
 //! The pdfium side: binding the library once per process and reading a PDF into page elements.
 
+pub(crate) mod captions;
 pub(crate) mod crops;
 pub(crate) mod figures;
 pub(crate) mod layout;

@@ -20,7 +20,7 @@
 //! [`detect_regions`](super::figures::detect_regions).
 
 use crate::elements::{CELL_SEPARATOR, LineRole, TextLine};
-use crate::pdf::figures::find_captions;
+use crate::pdf::captions::find_captions;
 use crate::pdf::layout::{Col, ColumnSplit, two_columns};
 use indexer_notes::BBox;
 use std::collections::HashSet;

@@ -23,7 +23,7 @@
 //! infection-immunization dynamics (Rota Bulo, Pelillo and Bomze 2011), which increase the
 //! objective at every step; the active set then restarts from their support.
 
-use super::{CdsProblem, dot, kkt};
+use super::problem::{CdsProblem, dot, kkt};
 use crate::kernels;
 
 const DENSE_MAX: usize = 48;

@@ -9,7 +9,7 @@
 //! and the objective stay in f64. The f32 rounding moves a payoff by about 1e-7 beta, which
 //! changes the step by about 1e-7 / c, three orders of magnitude below the paper's tolerance.
 
-use super::{CdsProblem, dot};
+use super::problem::{CdsProblem, dot};
 use crate::kernels;
 
 const GRAM_MAX_BYTES: usize = 64 << 20;

@@ -10,6 +10,10 @@ use proptest::prelude::*;
 
 use crate::reference::{Inst, instances, kkt, mul, quad};
 
+/// The k of the first stage's reciprocal rank fusion that the candidates carry (the engine's
+/// `indexer_index::RRF_K`).
+const FIRST_STAGE_K: usize = 60;
+
 /// The structured instance: the candidates' structure drawn from a seed.
 #[derive(Debug, Clone)]
 struct Hyb {
@@ -21,6 +25,7 @@ impl Hyb {
     fn cands(&self) -> Candidates<'_> {
         Candidates {
             info: &self.info,
+            rrf_k: Some(FIRST_STAGE_K),
             ..self.inst.cands()
         }
     }
@@ -329,6 +334,7 @@ fn same_page_is_redundant() {
     let inf = [info(1, false, 1), info(1, false, 2), info(2, false, 3)];
     let c = Candidates {
         info: &inf,
+        rrf_k: Some(FIRST_STAGE_K),
         ..Candidates::new(&q, &notes, 4)
     };
     let flat = weights(opts(0.0, 1.0, 1.0), &c);
@@ -347,6 +353,7 @@ fn caption_link_is_complementary() {
     let c = Candidates {
         info: &inf,
         links: &links,
+        rrf_k: Some(FIRST_STAGE_K),
         ..Candidates::new(&q, &notes, 4)
     };
     let plain = weights(opts(0.0, 1.0, 1.0), &c);
@@ -365,6 +372,7 @@ fn adjacent_chunks_weight() {
     let c = Candidates {
         info: &inf,
         links: &links,
+        rrf_k: Some(FIRST_STAGE_K),
         ..Candidates::new(&q, &notes, 4)
     };
     let w = weights(opts(0.0, 1.0, 0.2), &c);
@@ -397,6 +405,7 @@ fn hybrid_relevance_is_normalised_rrf() {
     ];
     let c = Candidates {
         info: &inf,
+        rrf_k: Some(FIRST_STAGE_K),
         ..Candidates::new(&q, &notes, 4)
     };
     let s = hybrid_relevance(&c, Some(60.0));

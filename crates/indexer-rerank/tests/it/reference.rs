@@ -24,6 +24,7 @@ impl Inst {
             query_text: "a question",
             fused: &[],
             info: &[],
+            rrf_k: None,
         }
     }
     pub fn z(&self, i: usize) -> &[f32] {

@@ -1,32 +1,23 @@
 //! `indexer ask`: the evidence set read by a model server, the answer streamed to the
 //! terminal, then its sources.
 
-use crate::config::Config;
-use crate::{AskArgs, AskFormat, llm_config, runtime, search_request};
+use crate::cli::args::{AskArgs, AskFormat};
+use crate::cli::commands::discover_runtime;
+use crate::cli::settings::Settings;
 use anyhow::Result;
 use indexer_engine::{AskEvent, AskResponse, Engine, Hit, Llm};
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
 use std::process::ExitCode;
 
-pub fn run(args: AskArgs, cfg: &Config, index_dir: PathBuf) -> Result<ExitCode> {
-    let Some(llm_cfg) = llm_config(&args.llm, cfg)? else {
+pub fn run(args: AskArgs, settings: &Settings) -> Result<ExitCode> {
+    let Some(llm_cfg) = settings.llm_config(&args.llm)? else {
         return Err(indexer_engine::Error::from(no_model_server()).into());
     };
     let llm = Llm::new(llm_cfg).map_err(indexer_engine::Error::from)?;
-    let req = search_request(args.question, args.search, cfg)?;
-    let engine = Engine::open(&index_dir, &runtime()?)?;
+    let req = settings.search_request(args.question, args.search)?;
+    let engine = Engine::open(&settings.index_dir, &discover_runtime()?)?;
     if args.print_request {
-        let search = engine.search(&req)?;
-        let model = match &llm.config().model {
-            Some(m) => m.clone(),
-            None => llm.model().map_err(indexer_engine::Error::from)?,
-        };
-        let body = llm.request_body(
-            &model,
-            &req.query,
-            &indexer_engine::evidence_of(&search.hits),
-        );
+        let body = engine.ask_request_body(&req, &llm)?;
         let mut out = std::io::stdout().lock();
         serde_json::to_writer_pretty(&mut out, &body)?;
         writeln!(out)?;

@@ -1,0 +1,330 @@
+//! [`Engine`]: an open index with its encoder, and the read path of a search: the question
+//! read once ([`SearchedQuestion`]), its first stage through the index's [`Reader`](crate::reader::Reader) with
+//! the pages it names put first, selection, and hits with snippets. Grouped pages
+//! (`pages.rs`), answers (`ask.rs`) and BEIR rankings (`texts.rs`) build on it.
+
+use crate::backend::{self, Backend};
+use crate::encoder::load_encoder_for;
+use crate::first_stage::FirstStage;
+use crate::location::IndexLocation;
+use crate::named_pages::put_named_pages_first;
+use crate::pool::{Pool, PoolEntry, links_among, note_info};
+use crate::question::{SearchedQuestion, searched_part};
+use crate::search::{Hit, SearchRequest, SearchResponse, Timings};
+use crate::snippet::{QueryTerm, query_terms, snippet, snippet_source};
+use crate::view::IndexView;
+use crate::{Error, Result};
+use indexer_embed::Encoder;
+use indexer_index::{Expansions, Filter, Index, Matching};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+use std::time::Instant;
+
+/// An open index with its encoder, ready to answer. Shared between threads; picks up new
+/// index generations with [`Engine::refresh`].
+pub struct Engine {
+    location: IndexLocation,
+    index: RwLock<Backend>,
+    encoder: Arc<dyn Encoder>,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("index", &self.location.to_string())
+            .field("model", &self.encoder.model_id())
+            .finish()
+    }
+}
+
+impl Engine {
+    /// Opens the index in `dir` (a folder, or a `milvus://` URL: [`IndexLocation::of`]) and
+    /// the encoder it was built with, from the runtime folder.
+    pub fn open(dir: &Path, runtime: &indexer_runtime::Runtime) -> Result<Engine> {
+        Engine::open_concurrent(dir, runtime, 1)
+    }
+
+    /// As [`Engine::open`], with `sessions` encoder sessions so that as many concurrent
+    /// searches embed their queries side by side (a server: one per core).
+    pub fn open_concurrent(
+        dir: &Path,
+        runtime: &indexer_runtime::Runtime,
+        sessions: usize,
+    ) -> Result<Engine> {
+        let location = IndexLocation::of(dir)?;
+        let index = backend::open(&location)?;
+        let encoder = load_encoder_for(runtime, index.model_id(), sessions)?;
+        Ok(Engine {
+            location,
+            index: RwLock::new(index),
+            encoder,
+        })
+    }
+
+    /// An engine over an open index with a given encoder (whose model must match the index).
+    pub fn with_encoder(dir: &Path, encoder: Arc<dyn Encoder>) -> Result<Engine> {
+        let location = IndexLocation::of(dir)?;
+        let index = backend::open(&location)?;
+        indexer_embed::check_model_id(index.model_id(), encoder.as_ref())?;
+        Ok(Engine {
+            location,
+            index: RwLock::new(index),
+            encoder,
+        })
+    }
+
+    /// The index generation being served now. A clone of the `Arc`: a search holds it for its
+    /// whole duration, so a refresh never changes the generation under a running query.
+    pub(crate) fn index(&self) -> Backend {
+        self.index.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    pub fn encoder(&self) -> &Arc<dyn Encoder> {
+        &self.encoder
+    }
+
+    /// Where the index is.
+    pub fn location(&self) -> &IndexLocation {
+        &self.location
+    }
+
+    /// Re-opens the index if a newer complete generation exists. Returns whether it changed.
+    /// A Milvus index has no generations: every search reads the collection as it is.
+    pub fn refresh(&self) -> Result<bool> {
+        let IndexLocation::Dir(dir) = &self.location else {
+            return Ok(false);
+        };
+        let current = self.index().generation();
+        let latest = Index::latest_generation(dir)?;
+        if latest == Some(current) || latest.is_none() {
+            return Ok(false);
+        }
+        let fresh = Index::open(dir)?;
+        indexer_embed::check_model_id(fresh.model_id(), self.encoder.as_ref())?;
+        *self.index.write().unwrap_or_else(|e| e.into_inner()) = backend::local(fresh);
+        Ok(true)
+    }
+
+    /// The generation being served now, read-only. A search pins its generation for its whole
+    /// duration, so a refresh never changes the index under a running query.
+    pub fn view(&self) -> IndexView {
+        IndexView::from(self.index())
+    }
+
+    /// The question's vector, as the index's encoder embeds queries.
+    pub fn embed_query(&self, query: &str) -> Result<Vec<f32>> {
+        Ok(self.encoder.embed_query(query)?)
+    }
+
+    /// The prefix and typo expansions `matching` asks for of a query's words, in the index
+    /// being served now.
+    pub fn expand(&self, query: &str, matching: Matching) -> Result<Expansions> {
+        self.index().expand(query, matching)
+    }
+
+    /// The query's vector as the search embeds it: the query with the words the index does
+    /// not hold (unfinished or misspelt) replaced by their best expansion.
+    pub fn embed_expanded(&self, query: &str, expansions: &Expansions) -> Result<Vec<f32>> {
+        self.embed_query(&expansions.repaired(query))
+    }
+
+    /// What retrieval reads of a question, as every search reads it: its searched part (without
+    /// its closing instructions about the answer), the expansions `matching` asks for of its
+    /// words, and its vector. `indexer eval` reads questions through it, so it measures what a
+    /// search does.
+    pub fn searched_question<'q>(
+        &self,
+        question: &'q str,
+        matching: Matching,
+    ) -> Result<SearchedQuestion<'q>> {
+        self.read_question(&self.index(), question, matching)
+    }
+
+    fn read_question<'q>(
+        &self,
+        backend: &Backend,
+        question: &'q str,
+        matching: Matching,
+    ) -> Result<SearchedQuestion<'q>> {
+        let text = searched_part(question);
+        let expansions = backend.expand(text, matching)?;
+        let vector = self.embed_expanded(text, &expansions)?;
+        Ok(SearchedQuestion {
+            text,
+            expansions,
+            vector,
+        })
+    }
+
+    /// The hybrid candidates of a question: the first stage's top candidates of BM25 (its
+    /// words and their expansions) and of the vectors, fused, as `stage` says, with `filter`
+    /// applied inside both searches, and the pages the question names put first
+    /// (`named_pages`).
+    pub fn hybrid_pool(
+        &self,
+        question: &SearchedQuestion<'_>,
+        filter: &Filter,
+        stage: FirstStage,
+    ) -> Result<Pool> {
+        question_pool(self.index().as_ref(), question, filter, stage)
+    }
+
+    /// Every note of the given documents as candidates (the CDS paper's pool), with the cosine
+    /// to `vector`; no first-stage ranks.
+    pub fn document_pool(&self, docs: &[String], vector: &[f32]) -> Result<Pool> {
+        let index = self.index();
+        let dim = index.dim();
+        let mut pool = Pool {
+            dim,
+            ..Pool::default()
+        };
+        for d in docs {
+            for (note, v) in index.document_notes(d)? {
+                pool.entries.push(PoolEntry {
+                    note,
+                    cosine: indexer_index::dot(&v, vector),
+                    bm25_rank: None,
+                    vector_rank: None,
+                });
+                pool.vectors.extend_from_slice(&v);
+            }
+        }
+        pool.links = links_among(&pool.entries);
+        pool.info = note_info(&pool.entries);
+        Ok(pool)
+    }
+
+    /// Checks a request, embeds its query and takes its candidates: what a note search and
+    /// a page search share.
+    pub(crate) fn prepare(&self, req: &SearchRequest) -> Result<Prepared> {
+        let t0 = Instant::now();
+        let query = req.query.trim();
+        if query.is_empty() {
+            return Err(Error::BadRequest("the query is empty".into()));
+        }
+        if req.budget == 0 {
+            return Err(Error::BadRequest("the budget must be at least 1".into()));
+        }
+        if req.candidates == 0 {
+            return Err(Error::BadRequest(
+                "the number of candidates must be at least 1".into(),
+            ));
+        }
+        let view = self.view();
+        let mut filter = req.filter.clone();
+        for d in &mut filter.docs {
+            *d = view.resolve_document(d)?;
+        }
+        // Retrieval reads the question without its instructions about the answer; the
+        // response (and the reader of `ask`) keeps the whole question.
+        let question = self.read_question(view.backend(), query, req.matching)?;
+        let t_embed = t0.elapsed();
+        let pool = question_pool(
+            view.backend().as_ref(),
+            &question,
+            &filter,
+            req.first_stage(),
+        )?;
+        Ok(Prepared {
+            query: query.to_string(),
+            terms: query_terms(question.text, req.matching),
+            snippet_chars: req.snippet_chars,
+            view,
+            qvec: question.vector,
+            pool,
+            t0,
+            t_embed,
+            t_cand: t0.elapsed(),
+        })
+    }
+
+    /// Answers a question with an evidence set.
+    pub fn search(&self, req: &SearchRequest) -> Result<SearchResponse> {
+        let mut p = self.prepare(req)?;
+        let selection = p.pool.select(&p.qvec, &p.query, req.selector, req.budget)?;
+        let t_sel = p.t0.elapsed();
+        let candidates = p.pool.len();
+        let mut entries: Vec<Option<PoolEntry>> = std::mem::take(&mut p.pool.entries)
+            .into_iter()
+            .map(Some)
+            .collect();
+        let mut hits = Vec::with_capacity(selection.indices.len());
+        for (rank, (&i, &score)) in selection.indices.iter().zip(&selection.scores).enumerate() {
+            let Some(e) = entries.get_mut(i).and_then(Option::take) else {
+                continue;
+            };
+            hits.push(make_hit(&p, e, rank + 1, score));
+        }
+        let total = p.t0.elapsed();
+        Ok(SearchResponse {
+            query: p.query,
+            selector: req.selector.to_string(),
+            budget: req.budget,
+            generation: p.view.generation(),
+            model: p.view.model_id().to_string(),
+            candidates,
+            hits,
+            diagnostics: selection.diagnostics,
+            timings: Timings {
+                embed_ms: ms(p.t_embed),
+                candidates_ms: ms(p.t_cand - p.t_embed),
+                select_ms: ms(t_sel - p.t_cand),
+                total_ms: ms(total),
+            },
+        })
+    }
+
+    /// The crop image of a note, only if it is a file inside the index's crop folder.
+    pub fn image_path(&self, id: &str) -> Option<PathBuf> {
+        let view = self.view();
+        view.image_path(&view.note(id).ok()??)
+    }
+}
+
+/// The candidates of a question (its searched part): the first stage's, with the pages the
+/// question names put first. What `indexer query`, the server and `indexer eval` all search.
+fn question_pool(
+    reader: &dyn crate::reader::Reader,
+    question: &SearchedQuestion<'_>,
+    filter: &Filter,
+    stage: FirstStage,
+) -> Result<Pool> {
+    let mut pool = reader.first_stage(question, filter, stage)?;
+    put_named_pages_first(reader, &mut pool, question, filter)?;
+    Ok(pool)
+}
+
+/// A checked request with its query vector and candidates.
+pub(crate) struct Prepared {
+    pub query: String,
+    pub terms: Vec<QueryTerm>,
+    pub snippet_chars: usize,
+    pub view: IndexView,
+    pub qvec: Vec<f32>,
+    pub pool: Pool,
+    pub t0: Instant,
+    pub t_embed: std::time::Duration,
+    pub t_cand: std::time::Duration,
+}
+
+pub(crate) fn ms(d: std::time::Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// A pool entry as a hit at `rank` with the selector's `score`.
+pub(crate) fn make_hit(p: &Prepared, e: PoolEntry, rank: usize, score: f64) -> Hit {
+    Hit {
+        rank,
+        score,
+        cosine: e.cosine,
+        bm25_rank: e.bm25_rank,
+        vector_rank: e.vector_rank,
+        snippet: snippet(
+            snippet_source(&e.note.text, e.note.caption.as_deref()),
+            &p.terms,
+            p.snippet_chars,
+        ),
+        image_path: p.view.crop_path(&e.note),
+        note: e.note,
+    }
+}

@@ -1,0 +1,32 @@
+//! What the files collection keeps of a file, read and written alike.
+
+use crate::Result;
+use indexer_milvus::{Collection, FileRow};
+use indexer_notes::NoteKind;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// What the files collection keeps of a file besides its hash.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(super) struct FileInfo {
+    /// The parse settings the file was parsed with.
+    pub(super) settings: String,
+    pub(super) title: Option<String>,
+    pub(super) pages: u32,
+    pub(super) notes: u64,
+    pub(super) by_kind: BTreeMap<NoteKind, u64>,
+    pub(super) pages_without_text: Vec<u32>,
+    /// Why the file could not be indexed; `None` when it was.
+    pub(super) failure: Option<String>,
+}
+
+pub(super) fn file_rows(col: &Collection) -> Result<Vec<(FileRow, FileInfo)>> {
+    Ok(col
+        .files()?
+        .into_iter()
+        .map(|r| {
+            let info = serde_json::from_str(&r.info).unwrap_or_default();
+            (r, info)
+        })
+        .collect())
+}

@@ -1,0 +1,283 @@
+//! A Milvus collection as the engine reads it: notes, documents and statistics from the
+//! server, and the first stage (Milvus's BM25 and vector lists, fused by
+//! [`indexer_index::fuse`] as a local index fuses them).
+
+use super::files::file_rows;
+use crate::first_stage::FirstStage;
+use crate::location::IndexLocation;
+use crate::pool::{Pool, PoolEntry, links_among, note_info};
+use crate::question::SearchedQuestion;
+use crate::reader::Reader;
+use crate::{Error, Result};
+use indexer_index::{Candidate, DocumentInfo, Expansions, FailureInfo, Filter, Matching, Stats};
+use indexer_milvus::{Collection, Hit, MilvusUrl};
+use indexer_notes::{Note, NoteKind};
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+
+fn note_of(hit: &Hit) -> Result<Note> {
+    serde_json::from_str(&hit.note).map_err(|e| {
+        Error::Milvus(indexer_milvus::Error::Data(format!(
+            "note {} is stored damaged: {e}",
+            hit.id
+        )))
+    })
+}
+
+fn milvus_filter(f: &Filter) -> indexer_milvus::Filter {
+    indexer_milvus::Filter {
+        docs: f.docs.clone(),
+        kinds: f.kinds.iter().map(|k| k.as_str().to_string()).collect(),
+        pages: f.pages,
+    }
+}
+
+/// Where a note comes in its document: its page, then the number its id ends with (a
+/// collection has no row order to keep it).
+fn document_order(n: &Note) -> (String, u32, u64, String) {
+    let digits: String =
+        n.id.chars()
+            .rev()
+            .take_while(char::is_ascii_digit)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+    (
+        n.doc.clone(),
+        n.page.unwrap_or(0),
+        digits.parse().unwrap_or(0),
+        n.id.clone(),
+    )
+}
+
+/// A reader of a Milvus index. Every search reads the collection as it is now: there are no
+/// generations to refresh.
+#[derive(Debug)]
+pub(crate) struct MilvusReader {
+    col: Collection,
+}
+
+impl MilvusReader {
+    pub(crate) fn open(url: &MilvusUrl) -> Result<MilvusReader> {
+        Ok(MilvusReader {
+            col: Collection::open(url)?,
+        })
+    }
+
+    /// The notes of `filter` with their vectors, by document then document order.
+    fn notes(&self, filter: &Filter) -> Result<Vec<(Note, Vec<f32>)>> {
+        let mut out = self
+            .col
+            .notes(&milvus_filter(filter))?
+            .into_iter()
+            .map(|h| Ok((note_of(&h)?, h.vector)))
+            .collect::<Result<Vec<_>>>()?;
+        out.sort_by_cached_key(|(n, _)| document_order(n));
+        Ok(out)
+    }
+}
+
+impl Reader for MilvusReader {
+    fn model_id(&self) -> &str {
+        &self.col.info().model
+    }
+
+    fn dim(&self) -> usize {
+        self.col.info().dim
+    }
+
+    fn crop_dir(&self) -> PathBuf {
+        self.col.info().crops.clone()
+    }
+
+    fn len(&self) -> Result<usize> {
+        Ok(self.col.count()? as usize)
+    }
+
+    fn stats(&self) -> Result<Stats> {
+        let rows = file_rows(&self.col)?;
+        let mut by_kind: BTreeMap<NoteKind, u64> = NoteKind::ALL.iter().map(|k| (*k, 0)).collect();
+        let (mut documents, mut pages, mut failed) = (0, 0u64, 0);
+        for (_, i) in &rows {
+            if i.failure.is_some() {
+                failed += 1;
+                continue;
+            }
+            documents += 1;
+            pages += u64::from(i.pages);
+            for (k, n) in &i.by_kind {
+                *by_kind.entry(*k).or_default() += n;
+            }
+        }
+        Ok(Stats {
+            documents,
+            pages,
+            notes: self.col.count()?,
+            notes_by_kind: by_kind,
+            failed_files: failed,
+            model: self.model_id().to_string(),
+            dim: self.dim(),
+            bytes: 0,
+            generation: 0,
+        })
+    }
+
+    fn documents(&self) -> Result<Vec<DocumentInfo>> {
+        let mut docs: Vec<DocumentInfo> = file_rows(&self.col)?
+            .into_iter()
+            .filter(|(_, i)| i.failure.is_none())
+            .map(|(r, i)| DocumentInfo {
+                doc: r.doc,
+                hash: r.hash,
+                title: i.title,
+                pages: i.pages,
+                notes: i.notes,
+                pages_without_text: i.pages_without_text,
+            })
+            .collect();
+        docs.sort_by(|a, b| a.doc.cmp(&b.doc));
+        Ok(docs)
+    }
+
+    fn failures(&self) -> Result<Vec<FailureInfo>> {
+        let mut out: Vec<FailureInfo> = file_rows(&self.col)?
+            .into_iter()
+            .filter_map(|(r, i)| {
+                Some(FailureInfo {
+                    doc: r.doc,
+                    hash: r.hash,
+                    message: i.failure?,
+                })
+            })
+            .collect();
+        out.sort_by(|a, b| a.doc.cmp(&b.doc));
+        Ok(out)
+    }
+
+    fn note(&self, id: &str) -> Result<Option<Note>> {
+        self.col
+            .get(&[id.to_string()])?
+            .first()
+            .map(note_of)
+            .transpose()
+    }
+
+    fn location(&self) -> IndexLocation {
+        IndexLocation::Milvus(self.col.url().clone())
+    }
+
+    /// A collection has no generations: every search reads it as it is now.
+    fn generation(&self) -> u64 {
+        0
+    }
+
+    fn all_notes(&self) -> Result<Vec<Note>> {
+        Ok(self
+            .notes(&Filter::default())?
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect())
+    }
+
+    fn document_notes(&self, doc: &str) -> Result<Vec<(Note, Vec<f32>)>> {
+        self.notes(&Filter {
+            docs: vec![doc.to_string()],
+            ..Filter::default()
+        })
+    }
+
+    /// Milvus does not expose its terms: the words match as typed.
+    fn expand(&self, _text: &str, _matching: Matching) -> Result<Expansions> {
+        Ok(Expansions::default())
+    }
+
+    /// The first stage: Milvus's BM25 list and its vector list, each with its scores and
+    /// ranks, fused by [`indexer_index::fuse`] as a local index fuses them.
+    fn first_stage(
+        &self,
+        question: &SearchedQuestion<'_>,
+        filter: &Filter,
+        stage: FirstStage,
+    ) -> Result<Pool> {
+        // Milvus's BM25 function takes text, not weighted terms: no feedback here.
+        let (query, vector, k, fusion) = (
+            question.text,
+            question.vector.as_slice(),
+            stage.candidates,
+            stage.fusion,
+        );
+        let f = milvus_filter(filter);
+        // Milvus indexes the terms of a local index's BM25 fields (see `MilvusSink`), so the
+        // question is analysed the same way.
+        let terms = indexer_index::analyze(query).join(" ");
+        let bm25 = self.col.bm25(&terms, k, &f)?;
+        let near = self.col.nearest(vector, k, &f)?;
+        let mut hits: Vec<Candidate> = Vec::new();
+        let mut found: Vec<(Note, Vec<f32>)> = Vec::new();
+        let mut by_id: HashMap<String, usize> = HashMap::new();
+        let mut slot = |h: &Hit, hits: &mut Vec<Candidate>| -> Result<usize> {
+            if let Some(&i) = by_id.get(&h.id) {
+                return Ok(i);
+            }
+            let note = note_of(h)?;
+            hits.push(Candidate {
+                ordinal: found.len(),
+                note_id: note.id.clone(),
+                kind: note.kind,
+                page: note.page,
+                bm25_rank: None,
+                bm25_score: None,
+                vector_rank: None,
+                cosine: None,
+                fused: 0.0,
+            });
+            found.push((note, h.vector.clone()));
+            by_id.insert(h.id.clone(), hits.len() - 1);
+            Ok(hits.len() - 1)
+        };
+        for (rank, h) in bm25.iter().enumerate() {
+            let i = slot(h, &mut hits)?;
+            hits[i].bm25_rank = Some(rank + 1);
+            hits[i].bm25_score = Some(h.score);
+        }
+        for (rank, h) in near.iter().enumerate() {
+            let i = slot(h, &mut hits)?;
+            hits[i].vector_rank = Some(rank + 1);
+            hits[i].cosine = Some(h.score);
+        }
+        let dim = self.dim();
+        if vector.len() == dim {
+            for h in &mut hits {
+                if h.cosine.is_none() {
+                    h.cosine = Some(indexer_index::dot(vector, &found[h.ordinal].1));
+                }
+            }
+        }
+        indexer_index::fuse(&mut hits, fusion);
+        let mut pool = Pool {
+            dim,
+            ..Pool::default()
+        };
+        let mut found: Vec<Option<(Note, Vec<f32>)>> = found.into_iter().map(Some).collect();
+        for c in &hits {
+            let Some((note, v)) = found[c.ordinal].take() else {
+                continue;
+            };
+            if v.len() != dim {
+                continue;
+            }
+            pool.entries.push(PoolEntry {
+                note,
+                cosine: c.cosine.unwrap_or(0.0),
+                bm25_rank: c.bm25_rank,
+                vector_rank: c.vector_rank,
+            });
+            pool.vectors.extend_from_slice(&v);
+            pool.fused.push(f64::from(c.fused));
+        }
+        pool.links = links_among(&pool.entries);
+        pool.info = note_info(&pool.entries);
+        Ok(pool)
+    }
+}

@@ -1,0 +1,48 @@
+//! The read side of an index, the twin of [`crate::sink::Sink`]: what the engine, the view and
+//! named pages read of a local generation ([`crate::local::LocalReader`]) or of a Milvus
+//! collection ([`crate::milvus::MilvusReader`]), the first stage included. Both give the same
+//! notes, vectors and fused candidate lists, so every command works the same over either.
+
+use crate::Result;
+use crate::first_stage::FirstStage;
+use crate::location::IndexLocation;
+use crate::pool::Pool;
+use crate::question::SearchedQuestion;
+use indexer_index::{DocumentInfo, Expansions, FailureInfo, Filter, Index, Matching, Stats};
+use indexer_notes::Note;
+use std::path::PathBuf;
+
+pub(crate) trait Reader: Send + Sync + std::fmt::Debug {
+    fn location(&self) -> IndexLocation;
+    /// The local generation; 0 for Milvus, which has none.
+    fn generation(&self) -> u64;
+    /// The id of the encoder the index was built with.
+    fn model_id(&self) -> &str;
+    fn dim(&self) -> usize;
+    /// The folder of the crop PNGs of figure and table notes.
+    fn crop_dir(&self) -> PathBuf;
+    /// Live notes.
+    fn len(&self) -> Result<usize>;
+    fn stats(&self) -> Result<Stats>;
+    fn documents(&self) -> Result<Vec<DocumentInfo>>;
+    fn failures(&self) -> Result<Vec<FailureInfo>>;
+    fn note(&self, id: &str) -> Result<Option<Note>>;
+    /// Every live note, by document then document order.
+    fn all_notes(&self) -> Result<Vec<Note>>;
+    /// The notes of a document with their vectors, in document order.
+    fn document_notes(&self, doc: &str) -> Result<Vec<(Note, Vec<f32>)>>;
+    /// The completions and corrections `matching` asks for of the words of `text`.
+    fn expand(&self, text: &str, matching: Matching) -> Result<Expansions>;
+    /// The first stage: the top candidates of BM25 (the question's words and expansions) and
+    /// of the vectors, fused as `stage` says, with `filter` applied inside both searches.
+    fn first_stage(
+        &self,
+        question: &SearchedQuestion<'_>,
+        filter: &Filter,
+        stage: FirstStage,
+    ) -> Result<Pool>;
+    /// The local index itself, for what only a local index can do (BEIR rankings).
+    fn local_index(&self) -> Option<&Index> {
+        None
+    }
+}
