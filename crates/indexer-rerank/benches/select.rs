@@ -27,7 +27,7 @@ fn bench(c: &mut Criterion) {
                     continue;
                 }
                 let skip_paper =
-                    kind == SelectorKind::Cds && (n >= 5000 || (n >= 1000 && d == 384));
+                    kind == SelectorKind::CdsPaper && (n >= 5000 || (n >= 1000 && d == 384));
                 if skip_paper {
                     continue;
                 }

@@ -25,10 +25,15 @@ pub enum Error {
     InfoLen { got: usize, n: usize },
     #[error("invalid option {name}: {reason}")]
     InvalidOption { name: &'static str, reason: String },
-    #[error(
-        "unknown selector {0:?}, expected one of cds, cds-exact, cosine, fused, mmr, dpp, ppr, random, cds-hybrid, fused-cap, mmr-hybrid, dpp-hybrid"
-    )]
+    #[error("unknown selector {0:?}, expected one of {names}", names = crate::SelectorKind::names())]
     UnknownSelector(String),
+    /// An option the selector does not have; `valid` lists the ones it has.
+    #[error("{selector} has no option {option:?}; {}", if valid.is_empty() { "it takes none".to_string() } else { format!("its options: {}", valid.join(", ")) })]
+    UnknownOption {
+        selector: &'static str,
+        option: String,
+        valid: &'static [&'static str],
+    },
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -3,7 +3,7 @@
 //!
 //! The method is Constrained Dominant Sets (CDS) from Mehrish and Vascon, "Constrained Dominant
 //! Sets for Multimodal Document Question Answering", with two solvers of the same program:
-//! `cds`, exactly the paper's replicator dynamics and caps, and `cds-exact`, which reaches the
+//! `cds-paper`, exactly the paper's replicator dynamics and caps, and `cds-exact`, which reaches the
 //! equilibrium (KKT residual below 1e-8). With the paper's settings the dynamics stop long
 //! before the equilibrium, so the two can select different notes; both report iterations, KKT
 //! residual, the query weight x_q, support size and objective. The baselines of the paper's
@@ -36,7 +36,7 @@
 //! - Duplicate notes: the lower index wins every tie; MMR and DPP do not pick the second copy
 //!   while anything else has positive gain, and CDS splits weight between copies.
 //! - All notes orthogonal to the query (every s_i = 0), or a zero query vector: the equilibrium
-//!   is the query vertex alone, so `cds-exact` returns no notes (`cds` returns the notes still
+//!   is the query vertex alone, so `cds-exact` returns no notes (`cds-paper` returns the notes still
 //!   above the support threshold when it stops); cosine, MMR, DPP and PPR rank as usual with
 //!   all relevances 0, ties to the lower index.
 //! - A zero note vector is accepted: cosine 0 with everything, never a DPP pick.
@@ -71,12 +71,12 @@ pub use cds::{
 };
 pub use error::{Error, Result};
 pub use hybrid::{
-    CdsHybrid, CdsHybridOptions, DppHybrid, Fill, FusedCap, HybridOptions, MmrHybrid,
-    hybrid_relevance,
+    BEST_CDS_CAP, Cds, CdsHybrid, CdsHybridOptions, DppHybrid, Fill, FusedCap, HybridOptions,
+    MmrHybrid, hybrid_relevance,
 };
 pub use ppr::{Ppr, PprOptions};
 pub use rng::{SplitMix64, seed_from_text};
-pub use spec::SelectorSpec;
+pub use spec::{SelectorSpec, option_names};
 
 /// A selector's answer.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -100,9 +100,13 @@ pub trait Selector: Send + Sync {
 /// Every selector, by name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SelectorKind {
-    /// `cds`: the paper's replicator dynamics.
+    /// `cds`: the best CDS measured: `cds-hybrid` (hybrid relevance, page and link structure,
+    /// solved exactly) with its dominant set read at most one note a page before any second
+    /// (`cds-hybrid:cap=1`).
     Cds,
-    /// `cds-exact`: the equilibrium of the same program.
+    /// `cds-paper`: the paper's protocol, replicator dynamics on cosines.
+    CdsPaper,
+    /// `cds-exact`: the equilibrium of the paper's program.
     CdsExact,
     Cosine,
     /// `fused`: the first stage's own order (its fused score of BM25 and vectors).
@@ -122,8 +126,9 @@ pub enum SelectorKind {
 }
 
 impl SelectorKind {
-    pub const ALL: [SelectorKind; 12] = [
+    pub const ALL: [SelectorKind; 13] = [
         SelectorKind::Cds,
+        SelectorKind::CdsPaper,
         SelectorKind::CdsExact,
         SelectorKind::Cosine,
         SelectorKind::Fused,
@@ -140,6 +145,7 @@ impl SelectorKind {
     pub fn as_str(self) -> &'static str {
         match self {
             SelectorKind::Cds => "cds",
+            SelectorKind::CdsPaper => "cds-paper",
             SelectorKind::CdsExact => "cds-exact",
             SelectorKind::Cosine => "cosine",
             SelectorKind::Fused => "fused",
@@ -152,6 +158,13 @@ impl SelectorKind {
             SelectorKind::MmrHybrid => "mmr-hybrid",
             SelectorKind::DppHybrid => "dpp-hybrid",
         }
+    }
+}
+
+impl SelectorKind {
+    /// Every selector's name, comma-separated (for error messages and help).
+    pub fn names() -> String {
+        SelectorKind::ALL.map(|k| k.as_str()).join(", ")
     }
 }
 
@@ -175,7 +188,10 @@ impl FromStr for SelectorKind {
 pub fn selector(kind: SelectorKind) -> Box<dyn Selector> {
     let cds = CdsOptions::default();
     match kind {
-        SelectorKind::Cds => Box::new(CdsSelector::paper(cds).expect("default options are valid")),
+        SelectorKind::Cds => Box::new(Cds::default()),
+        SelectorKind::CdsPaper => {
+            Box::new(CdsSelector::paper(cds).expect("default options are valid"))
+        }
         SelectorKind::CdsExact => {
             Box::new(CdsSelector::exact(cds).expect("default options are valid"))
         }

@@ -7,7 +7,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::error::{Error, Result, invalid};
-use crate::hybrid::{CdsHybrid, DppHybrid, FusedCap, HybridOptions, MmrHybrid};
+use crate::hybrid::{Cds, CdsHybrid, DppHybrid, FusedCap, HybridOptions, MmrHybrid};
 use crate::{Dpp, Mmr, Selector, SelectorKind, selector};
 
 /// A selector kind with option overrides; `Display` gives back the text it was parsed from
@@ -72,46 +72,76 @@ fn hybrid_option(h: &mut HybridOptions, key: &str, v: &str) -> Result<bool> {
     Ok(true)
 }
 
+/// The options each selector takes (the keys of `NAME:KEY=VALUE`).
+pub fn option_names(kind: SelectorKind) -> &'static [&'static str] {
+    match kind {
+        SelectorKind::Cds | SelectorKind::CdsHybrid => &[
+            "beta", "eps", "fill", "cap", "stop", "k", "page", "link", "adjacent",
+        ],
+        SelectorKind::FusedCap => &["cap", "k"],
+        SelectorKind::MmrHybrid => &["lambda", "k", "page", "link", "adjacent"],
+        SelectorKind::DppHybrid => &["theta", "k", "page", "link", "adjacent"],
+        SelectorKind::Mmr => &["lambda"],
+        SelectorKind::Dpp => &["theta"],
+        SelectorKind::CdsPaper
+        | SelectorKind::CdsExact
+        | SelectorKind::Cosine
+        | SelectorKind::Fused
+        | SelectorKind::Ppr
+        | SelectorKind::Random => &[],
+    }
+}
+
+fn count(key: &str, v: &str) -> Result<usize> {
+    v.parse()
+        .map_err(|_| invalid("spec", format!("{key}={v}: not a count")))
+}
+
+/// `cds-hybrid`'s options over `s` (`cds` starts from its own defaults).
+fn cds_hybrid(mut s: CdsHybrid, spec: &SelectorSpec) -> Result<CdsHybrid> {
+    for (k, v) in &spec.options {
+        let o = &mut s.options;
+        match k.as_str() {
+            "beta" => o.cds.beta = num(k, v)?,
+            "eps" => o.cds.eps = num(k, v)?,
+            "fill" => o.fill = v.parse()?,
+            "cap" => o.cap = count(k, v)?,
+            "stop" => {
+                o.stop = num(k, v)?;
+                if !(0.0..=1.0).contains(&o.stop) {
+                    return Err(invalid("stop", format!("{v} is not in [0, 1]")));
+                }
+            }
+            _ if hybrid_option(&mut o.hybrid, k, v)? => {}
+            _ => return Err(spec.unknown(k)),
+        }
+    }
+    s.options.cds.validate()?;
+    s.options.hybrid.validate()?;
+    Ok(s)
+}
+
 impl SelectorSpec {
+    /// The error for an option `kind` does not take, with the ones it does.
+    fn unknown(&self, option: &str) -> Error {
+        Error::UnknownOption {
+            selector: self.kind.as_str(),
+            option: option.to_string(),
+            valid: option_names(self.kind),
+        }
+    }
+
     /// The selector with these options, validated.
     pub fn build(&self) -> Result<Box<dyn Selector>> {
-        let unknown = |k: &str| {
-            Err(invalid(
-                "spec",
-                format!("{} has no option {k:?}", self.kind.as_str()),
-            ))
-        };
+        let unknown = |k: &str| Err(self.unknown(k));
         let out: Box<dyn Selector> = match self.kind {
-            SelectorKind::CdsHybrid => {
-                let mut s = CdsHybrid::default();
-                for (k, v) in &self.options {
-                    let o = &mut s.options;
-                    match k.as_str() {
-                        "beta" => o.cds.beta = num(k, v)?,
-                        "eps" => o.cds.eps = num(k, v)?,
-                        "fill" => o.fill = v.parse()?,
-                        "cap" => {
-                            o.cap = v
-                                .parse()
-                                .map_err(|_| invalid("cap", format!("{v} is not a count")))?
-                        }
-                        _ if hybrid_option(&mut o.hybrid, k, v)? => {}
-                        _ => return unknown(k),
-                    }
-                }
-                s.options.cds.validate()?;
-                s.options.hybrid.validate()?;
-                Box::new(s)
-            }
+            SelectorKind::Cds => Box::new(Cds(cds_hybrid(Cds::default().0, self)?)),
+            SelectorKind::CdsHybrid => Box::new(cds_hybrid(CdsHybrid::default(), self)?),
             SelectorKind::FusedCap => {
                 let mut s = FusedCap::default();
                 for (k, v) in &self.options {
                     match k.as_str() {
-                        "cap" => {
-                            s.cap = v
-                                .parse()
-                                .map_err(|_| invalid("cap", format!("{v} is not a count")))?
-                        }
+                        "cap" => s.cap = count(k, v)?,
                         "k" => s.rrf_k = Some(num(k, v)?),
                         _ => return unknown(k),
                     }
@@ -173,5 +203,59 @@ impl SelectorSpec {
             }
         };
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::BEST_CDS_CAP;
+
+    fn value(key: &str) -> &'static str {
+        match key {
+            "eps" => "0.001",
+            "fill" => "rank",
+            "lambda" => "0.5",
+            _ => "1",
+        }
+    }
+
+    #[test]
+    fn every_listed_option_is_taken_and_no_other() {
+        for kind in SelectorKind::ALL {
+            for key in option_names(kind) {
+                let text = format!("{kind}:{key}={}", value(key));
+                let spec: SelectorSpec = text.parse().unwrap_or_else(|e| panic!("{text}: {e}"));
+                assert_eq!(spec.to_string(), text);
+            }
+            let err = format!("{kind}:colour=1")
+                .parse::<SelectorSpec>()
+                .unwrap_err();
+            let msg = err.to_string();
+            assert!(msg.contains("\"colour\""), "{msg}");
+            for key in option_names(kind) {
+                assert!(msg.contains(key), "{kind}: {msg} does not list {key}");
+            }
+            if option_names(kind).is_empty() {
+                assert!(msg.contains("takes none"), "{msg}");
+            }
+        }
+    }
+
+    #[test]
+    fn cds_is_cds_hybrid_with_the_page_cap() {
+        let cds: SelectorSpec = "cds".parse().unwrap();
+        assert_eq!(cds.build().unwrap().name(), "cds");
+        assert_eq!(Cds::default().0.options.cap, BEST_CDS_CAP);
+        let mut best = Cds::default().0.options;
+        best.cap = 0;
+        let plain = CdsHybrid::default().options;
+        assert_eq!(
+            format!("{best:?}"),
+            format!("{plain:?}"),
+            "only the cap differs"
+        );
+        assert!("cds:cap=x".parse::<SelectorSpec>().is_err());
+        assert!("cds-paper:beta=1".parse::<SelectorSpec>().is_err());
     }
 }

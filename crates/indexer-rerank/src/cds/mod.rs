@@ -166,7 +166,7 @@ pub struct CdsSelector {
 }
 
 impl CdsSelector {
-    /// The paper's replicator dynamics (`cds`).
+    /// The paper's replicator dynamics (`cds-paper`).
     pub fn paper(opts: CdsOptions) -> Result<Self> {
         opts.validate()?;
         Ok(CdsSelector { opts, exact: false })
@@ -204,7 +204,7 @@ impl CdsSelector {
 
 impl Selector for CdsSelector {
     fn name(&self) -> &'static str {
-        if self.exact { "cds-exact" } else { "cds" }
+        if self.exact { "cds-exact" } else { "cds-paper" }
     }
 
     fn select(&self, c: &Candidates<'_>, budget: usize) -> Result<Selection> {

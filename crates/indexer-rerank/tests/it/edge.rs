@@ -100,7 +100,7 @@ fn notes_orthogonal_to_the_query() {
     let d = exact.diagnostics.unwrap();
     assert_eq!(d.x_query, 1.0);
     assert!(d.kkt_residual < 1e-12);
-    let paper = selector(SelectorKind::Cds).select(&c, 2).unwrap();
+    let paper = selector(SelectorKind::CdsPaper).select(&c, 2).unwrap();
     assert!(paper.diagnostics.unwrap().x_query > 0.5);
     // Everything else ranks with all relevances 0: ties to the lower index.
     assert_eq!(
@@ -151,7 +151,7 @@ fn bad_input_is_an_error() {
     }
     let c = Candidates::new(&nan, &q, 2);
     assert!(matches!(
-        selector(SelectorKind::Cds).select(&c, 1),
+        selector(SelectorKind::CdsPaper).select(&c, 1),
         Err(Error::NonFinite { .. })
     ));
     let long = [3.0f32, 4.0];

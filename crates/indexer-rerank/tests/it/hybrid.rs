@@ -73,6 +73,7 @@ fn options() -> impl Strategy<Value = CdsHybridOptions> {
             },
             fill: Fill::Rank,
             cap: 0,
+            stop: 0.0,
         })
 }
 
@@ -235,6 +236,25 @@ proptest! {
         prop_assert!(points.iter().any(|p| p.iter().zip(&sol.x).all(|(a, b)| (a - b).abs() < 1e-5)));
     }
 
+    /// `stop`: the evidence set is the notes whose equilibrium weight is at least `stop` times
+    /// the largest (computed here from the equilibrium), at most B of them, none filled in.
+    #[test]
+    fn stop_sizes_the_set_by_the_weights(h in hybrids(25), o in options(), b in 1usize..12,
+                                         stop in 0.05f64..1.0) {
+        let c = h.cands();
+        let x = CdsHybrid { options: o }.equilibrium(&c).unwrap().x;
+        let w = &x[1..];
+        let top = w.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let thr = o.cds.support_threshold;
+        let kept: Vec<usize> = (0..w.len()).filter(|&i| w[i] > thr && w[i] >= stop * top).collect();
+        let sel = CdsHybrid { options: CdsHybridOptions { stop, ..o } }.select(&c, b).unwrap();
+        prop_assert_eq!(sel.indices.len(), kept.len().min(b));
+        for i in &sel.indices {
+            prop_assert!(kept.contains(i), "{} is below the stop", i);
+        }
+        prop_assert_eq!(sel.diagnostics.unwrap().filled, 0);
+    }
+
     /// Every fill rule returns distinct notes, at most B; `rank` and `peel` return B when
     /// there are B candidates; `none` returns the dominant set alone.
     #[test]
@@ -323,6 +343,7 @@ fn opts(page: f64, link: f64, adjacent: f64) -> CdsHybridOptions {
         },
         fill: Fill::None,
         cap: 0,
+        stop: 0.0,
     }
 }
 
