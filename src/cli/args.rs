@@ -169,8 +169,8 @@ pub struct QueryArgs {
 /// How the evidence is chosen: the options `query` and `ask` share.
 #[derive(clap::Args, Debug)]
 pub struct SearchArgs {
-    /// Selector: fused-cap, fused, cosine, cds, cds-exact, cds-hybrid, mmr, mmr-hybrid, dpp, dpp-hybrid, ppr, random [env: INDEXER_SELECTOR] [default: fused-cap]
-    #[arg(long, short = 's', value_name = "NAME")]
+    /// Selector: fused-cap, fused, cosine, cds, cds-paper, cds-exact, cds-hybrid, mmr, mmr-hybrid, dpp, dpp-hybrid, ppr, random; options as NAME:KEY=VALUE:... (cds:cap=2, fused-cap:cap=2, mmr:lambda=0.5) [env: INDEXER_SELECTOR] [default: fused-cap]
+    #[arg(long, short = 's', value_name = "SELECTOR")]
     pub selector: Option<String>,
     /// Evidence notes to select (the paper's B) [env: INDEXER_BUDGET] [default: 10]
     #[arg(long, short = 'b', value_name = "B")]

@@ -5,7 +5,7 @@
 use crate::cli::args::{LlmArgs, SearchArgs};
 use crate::cli::config::{self, Config};
 use anyhow::{Context, Result, bail};
-use indexer_engine::{DEFAULT_MODEL, Filter, SearchRequest, SelectorKind};
+use indexer_engine::{DEFAULT_MODEL, Filter, SearchRequest, SelectorSpec};
 use std::path::PathBuf;
 
 /// What every command starts from: `indexer.toml` and the index.
@@ -61,15 +61,14 @@ impl Settings {
     /// variables, else indexer.toml, else the defaults.
     pub fn search_request(&self, question: String, args: SearchArgs) -> Result<SearchRequest> {
         let cfg = &self.file;
-        let selector: SelectorKind = match args
+        let selector: SelectorSpec = match args
             .selector
             .or(config::env_string("INDEXER_SELECTOR"))
             .or(cfg.selector.clone())
         {
-            Some(s) => s
-                .parse()
-                .map_err(|e| anyhow::anyhow!("--selector {s:?}: {e}"))?,
-            None => indexer_engine::DEFAULT_SELECTOR,
+            Some(s) => indexer_engine::parse_selector(&s)
+                .map_err(|(_, message)| anyhow::anyhow!("--selector: {message}"))?,
+            None => indexer_engine::DEFAULT_SELECTOR.into(),
         };
         let budget = args
             .budget

@@ -227,6 +227,67 @@ fn ingest_query_reingest_delete() {
             .join(", ")
     );
 
+    // Selector options, from a flag and from indexer.toml: `cds` is `cds-hybrid` with its
+    // dominant set read at most one note a page first, so the two give the same evidence.
+    let ids = |r: &Value| -> Vec<String> {
+        r["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["note"]["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let question = "Which table lists the frequency of special characters?";
+    let spelled = indexer(
+        dir,
+        &[
+            "query",
+            question,
+            "--format",
+            "json",
+            "--budget",
+            "5",
+            "--selector",
+            "cds-hybrid:cap=1",
+        ],
+    );
+    assert!(spelled.status.success(), "{}", stderr(&spelled));
+    let spelled = json(&spelled);
+    assert_eq!(spelled["selector"], "cds-hybrid:cap=1");
+    assert_eq!(ids(&spelled), ids(&r));
+    std::fs::write(dir.join("indexer.toml"), "selector = \"fused-cap:cap=2\"\n").unwrap();
+    let from_file = indexer(
+        dir,
+        &["query", question, "--format", "json", "--budget", "5"],
+    );
+    std::fs::remove_file(dir.join("indexer.toml")).unwrap();
+    assert!(from_file.status.success(), "{}", stderr(&from_file));
+    let from_file = json(&from_file);
+    assert_eq!(from_file["selector"], "fused-cap:cap=2");
+    let mut per_page = std::collections::HashMap::new();
+    for h in from_file["hits"].as_array().unwrap() {
+        *per_page
+            .entry((h["note"]["doc"].to_string(), h["note"]["page"].to_string()))
+            .or_insert(0) += 1;
+    }
+    assert!(per_page.values().all(|&n| n <= 2), "{per_page:?}");
+    let bad = indexer(
+        dir,
+        &["query", question, "--selector", "fused-cap:colour=red"],
+    );
+    assert!(!bad.status.success());
+    let message = stderr(&bad);
+    assert!(
+        message.contains("\"colour\"") && message.contains("cap, k"),
+        "{message}"
+    );
+    let unknown = indexer(dir, &["query", question, "--selector", "best"]);
+    assert!(
+        stderr(&unknown).contains("cds-paper"),
+        "{}",
+        stderr(&unknown)
+    );
+
     // The default selector is the fused first-stage order with one note a page first: its
     // scores are the first stage's fused scores, in decreasing order while pages remain. The
     // default fusion weighs BM25 over its best and the cosine over its range alike, so every

@@ -73,7 +73,7 @@ def test_query_filters_and_selectors(built):
         hits = idx.query("introduction", pages=pages, budget=3)
         lo, hi = (pages, pages) if isinstance(pages, int) else (1, 2)
         assert hits and all(lo <= h.page <= hi for h in hits if h.page is not None), pages
-    for selector in ("cds", "mmr", "fused"):
+    for selector in ("cds", "cds-paper", "fused-cap:cap=2", "mmr", "fused"):
         assert len(idx.query(QUESTION, budget=3, selector=selector)) == 3
     assert idx.query("mosaic plot tiles", budget=1, matching="exact", feedback=False)[0].doc == "docs/notes.md"
 
@@ -123,6 +123,8 @@ def test_errors_carry_the_apis_code_and_hint(built, tmp_path, runtime_dir, monke
     assert e.hint == "did you mean docs/acmart.pdf?"
     assert "hint: did you mean docs/acmart.pdf?" in str(e)
     _raises(bad, "unknown_selector", idx.query, "x", selector="best")
+    e = _raises(bad, "bad_selector_option", idx.query, "x", selector="fused-cap:colour=red")
+    assert "cap, k" in str(e)
     _raises(bad, "unknown_kind", idx.query, "x", kinds="chart")
     _raises(bad, "bad_pages", idx.query, "x", pages=(9, 3))
     _raises(bad, "bad_pages", idx.query, "x", pages=[1, 2, 3])
@@ -156,7 +158,7 @@ def test_long_calls_release_the_gil(tmp_path, runtime_dir):
         try:
             idx.ingest(corpus("revtex-apssamp.pdf"), progress=False, jobs=1)
             for _ in range(3):
-                idx.query(QUESTION, selector="cds")
+                idx.query(QUESTION, selector="cds-paper")
         finally:
             done.set()
 

@@ -240,8 +240,12 @@ impl Engine {
 
     /// Answers a question with an evidence set.
     pub fn search(&self, req: &SearchRequest) -> Result<SearchResponse> {
+        // Options were checked where the request was made; this builds them.
+        let selector = req.selector.build()?;
         let mut p = self.prepare(req)?;
-        let selection = p.pool.select(&p.qvec, &p.query, req.selector, req.budget)?;
+        let selection = p
+            .pool
+            .select_with(selector.as_ref(), &p.qvec, &p.query, req.budget)?;
         let t_sel = p.t0.elapsed();
         let candidates = p.pool.len();
         let mut entries: Vec<Option<PoolEntry>> = std::mem::take(&mut p.pool.entries)

@@ -65,7 +65,7 @@ pub use pool::{Pool, PoolEntry};
 pub use question::{SearchedQuestion, searched_part};
 pub use search::{
     DEFAULT_BUDGET, DEFAULT_MATCHING, DEFAULT_SELECTOR, DEFAULT_SNIPPET_CHARS, Hit, SearchRequest,
-    SearchResponse, Timings, parse_pages,
+    SearchResponse, Timings, parse_pages, parse_selector,
 };
 pub use snippet::{QueryTerm, Snippet, query_terms, snippet_source};
 pub use texts::{Rankings, TextDocument, index_texts};

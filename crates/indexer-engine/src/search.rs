@@ -6,7 +6,7 @@ use crate::snippet::Snippet;
 use crate::{Error, Result};
 use indexer_index::{Filter, Fusion, Matching};
 use indexer_notes::Note;
-use indexer_rerank::{CdsDiagnostics, SelectorKind};
+use indexer_rerank::{CdsDiagnostics, SelectorKind, SelectorSpec};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -23,13 +23,28 @@ pub const DEFAULT_BUDGET: usize = 10;
 pub const DEFAULT_MATCHING: Matching = Matching::TYPING;
 /// Snippet length in bytes, when a request does not say.
 pub const DEFAULT_SNIPPET_CHARS: usize = 280;
+/// Reads a selector as a user writes it (`cds`, `fused-cap:cap=2`), the one reading for every
+/// entry point (flags, indexer.toml, the HTTP API, MCP, Python). An error is the code the HTTP
+/// API gives it (`unknown_selector`: no selector of that name; `bad_selector_option`: an
+/// option the selector does not take, or a bad value) and a message that lists what is valid.
+pub fn parse_selector(text: &str) -> std::result::Result<SelectorSpec, (&'static str, String)> {
+    text.trim().parse::<SelectorSpec>().map_err(|e| match e {
+        indexer_rerank::Error::UnknownSelector(_) => ("unknown_selector", e.to_string()),
+        e => (
+            "bad_selector_option",
+            format!("selector {:?}: {e}", text.trim()),
+        ),
+    })
+}
+
 /// What to search for and how to select.
 #[derive(Debug, Clone)]
 pub struct SearchRequest {
     pub query: String,
     /// B: the number of evidence notes.
     pub budget: usize,
-    pub selector: SelectorKind,
+    /// The selector and its options (`cds`, `fused-cap:cap=2`: [`SelectorSpec`]).
+    pub selector: SelectorSpec,
     /// k: candidates from each of BM25 and vectors, before fusion.
     pub candidates: usize,
     pub filter: Filter,
@@ -48,7 +63,7 @@ impl SearchRequest {
         SearchRequest {
             query: query.into(),
             budget: DEFAULT_BUDGET,
-            selector: DEFAULT_SELECTOR,
+            selector: DEFAULT_SELECTOR.into(),
             candidates: DEFAULT_CANDIDATES,
             filter: Filter::default(),
             fusion: Fusion::default(),

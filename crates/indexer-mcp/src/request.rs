@@ -8,9 +8,7 @@
 //! document as `unknown_document`, any other error the caller can fix as `bad_request`, the
 //! rest as `internal`.
 
-use indexer_engine::{
-    Filter, GroupBy, Hint, Matching, NoteKind, SearchRequest, SelectorKind, parse_pages,
-};
+use indexer_engine::{Filter, GroupBy, Hint, Matching, NoteKind, SearchRequest, parse_pages};
 
 /// What kind of failure it is: the HTTP API's `type` (its status class), which the Python
 /// package raises as an exception subclass.
@@ -224,13 +222,8 @@ impl SearchArgs {
         req.budget = count("budget", self.budget, req.budget)?;
         req.candidates = count("candidates", self.candidates, req.candidates)?;
         if let Some(s) = self.selector.as_deref().filter(|s| !s.trim().is_empty()) {
-            req.selector = s.trim().parse::<SelectorKind>().map_err(|_| {
-                let names: Vec<&str> = SelectorKind::ALL.iter().map(|k| k.as_str()).collect();
-                Failure::invalid(
-                    "unknown_selector",
-                    format!("unknown selector {s:?} (one of {})", names.join(", ")),
-                )
-            })?;
+            req.selector = indexer_engine::parse_selector(s)
+                .map_err(|(code, message)| Failure::invalid(code, message))?;
         }
         req.filter = Filter {
             docs: self
@@ -346,7 +339,7 @@ mod tests {
         .unwrap();
         let r = &s.request;
         assert_eq!(r.budget, 3);
-        assert_eq!(r.selector, SelectorKind::Cds);
+        assert_eq!(r.selector, indexer_engine::SelectorKind::Cds.into());
         assert_eq!(r.candidates, 50);
         assert_eq!(r.filter.docs, ["a.pdf"]);
         assert_eq!(r.filter.kinds, [NoteKind::Figure, NoteKind::Table]);

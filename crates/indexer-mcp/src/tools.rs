@@ -49,7 +49,7 @@ fn search_properties(with_unit: bool) -> Value {
     let mut p = json!({
         "query": {"type": "string", "description": "The question or search words"},
         "budget": {"type": "integer", "minimum": 1, "description": "How many evidence notes (or pages, documents) to return; default 10"},
-        "selector": {"type": "string", "enum": selectors, "description": "How the evidence set is chosen; default fused-cap (the fused BM25 and vector order, at most one note a page before a second); cds for a relevant, non-redundant set"},
+        "selector": {"type": "string", "examples": selectors, "description": format!("How the evidence set is chosen: one of {}, options as NAME:KEY=VALUE (fused-cap:cap=2); default fused-cap (the fused BM25 and vector order, at most one note a page before a second); cds for a relevant, non-redundant set", SelectorKind::names())},
         "docs": {"type": "array", "items": {"type": "string"}, "description": "Only these documents: ids as list_documents names them, or a unique end of one (lmer.pdf)"},
         "kinds": {"type": "array", "items": {"type": "string", "enum": ["text", "figure", "table"]}, "description": "Only these kinds of note"},
         "pages": {"type": ["string", "integer"], "description": "Only these pages: 5 or \"3-9\" (1-based)"},

@@ -175,10 +175,14 @@ fn tools_are_listed_with_schemas() {
         assert!(search[arg].is_object(), "{arg}");
     }
     assert!(
-        search["selector"]["enum"]
+        search["selector"]["examples"]
             .as_array()
             .unwrap()
             .contains(&json!("cds"))
+    );
+    assert!(
+        search["selector"].get("enum").is_none(),
+        "options would break an enum"
     );
 }
 
@@ -206,7 +210,7 @@ fn search_answers_text_structure_and_crop_links() {
     // Filters and selectors are the engine's.
     let r = tool(
         "search",
-        json!({"query": "tiles", "docs": ["mosaic.md"], "kinds": "text", "selector": "cds"}),
+        json!({"query": "tiles", "docs": ["mosaic.md"], "kinds": "text", "selector": "cds:cap=2"}),
     );
     let hits = r["structuredContent"]["hits"].as_array().unwrap();
     assert!(!hits.is_empty());
@@ -247,6 +251,10 @@ fn tool_failures_carry_the_apis_code_and_hint() {
         (
             json!({"query": "x", "selector": "best"}),
             "unknown_selector",
+        ),
+        (
+            json!({"query": "x", "selector": "cds:colour=red"}),
+            "bad_selector_option",
         ),
         (json!({"query": "x", "kinds": ["chart"]}), "unknown_kind"),
         (json!({"query": "x", "unit": "chapter"}), "unknown_unit"),

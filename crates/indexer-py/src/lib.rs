@@ -219,7 +219,8 @@ impl Index {
     /// selector is not used).
     ///
     /// `budget`: notes (or pages, documents) to return; `selector`: `fused-cap` (default),
-    /// `fused`, `cds`, `cds-hybrid`, `mmr`, `dpp`, `cosine`, `ppr`, `random`, ...; `docs`:
+    /// `fused`, `cds`, `cds-paper`, `cds-hybrid`, `mmr`, `dpp`, `cosine`, `ppr`, `random`, ...,
+    /// with options as `NAME:KEY=VALUE` (`"fused-cap:cap=2"`); `docs`:
     /// documents by id or a unique end of one (`"lmer.pdf"`); `kinds`: `text`, `figure`,
     /// `table`; `pages`: `5`, `"3-9"` or `(3, 9)`.
     #[pyo3(signature = (query, budget=10, selector=None, docs=None, kinds=None, pages=None, unit="note", *, candidates=None, matching=None, feedback=None))]

@@ -227,7 +227,7 @@ fn main() {
     }
     let test_mode = std::env::args().any(|a| a == "--test");
     let f = fixture();
-    let selectors = [DEFAULT_SELECTOR, SelectorKind::Cds];
+    let selectors = [DEFAULT_SELECTOR, SelectorKind::CdsPaper];
     let selectors: Vec<SelectorKind> = selectors
         .iter()
         .copied()

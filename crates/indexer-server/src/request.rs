@@ -13,9 +13,7 @@ use crate::response::HitFields;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::http::StatusCode;
-use indexer_engine::{
-    Filter, GroupBy, Matching, NoteKind, SearchRequest, SelectorKind, parse_pages,
-};
+use indexer_engine::{Filter, GroupBy, Matching, NoteKind, SearchRequest, parse_pages};
 use serde::Deserialize;
 
 /// The longest snippet a request may ask for, in bytes.
@@ -205,13 +203,8 @@ impl SearchQuery {
             cfg.max_candidates,
         )?;
         if let Some(s) = self.selector.filter(|s| !s.trim().is_empty()) {
-            req.selector = s.trim().parse::<SelectorKind>().map_err(|_| {
-                let names: Vec<&str> = SelectorKind::ALL.iter().map(|k| k.as_str()).collect();
-                ApiError::bad_request(
-                    "unknown_selector",
-                    format!("unknown selector {s:?} (one of {})", names.join(", ")),
-                )
-            })?;
+            req.selector = indexer_engine::parse_selector(&s)
+                .map_err(|(code, message)| ApiError::bad_request(code, message))?;
         }
         req.filter = Filter {
             docs: self
@@ -349,7 +342,7 @@ mod tests {
         for r in [&a, &b] {
             assert_eq!(r.query, "graph");
             assert_eq!((r.budget, r.candidates), (3, 20));
-            assert_eq!(r.selector, SelectorKind::Cds);
+            assert_eq!(r.selector, indexer_engine::SelectorKind::Cds.into());
             assert_eq!(r.filter.docs, ["a.md"]);
             assert_eq!(r.filter.kinds, [NoteKind::Figure, NoteKind::Table]);
             assert_eq!(r.filter.pages, Some((2, 4)));

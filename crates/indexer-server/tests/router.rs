@@ -187,6 +187,32 @@ async fn search_get_marks_snippets_and_links() {
 }
 
 #[tokio::test]
+async fn a_selector_takes_options_in_get_and_post() {
+    // mmr:lambda=1 is pure relevance: the options reach the selector from either form.
+    let (s, g) = get("/search?q=recall%20selector&budget=4&selector=mmr:lambda=1").await;
+    assert_eq!(s, StatusCode::OK, "{g}");
+    assert_eq!(g["selector"], "mmr:lambda=1");
+    let (s, p) =
+        post(r#"{"q": "recall selector", "budget": 4, "selector": "mmr:lambda=1"}"#.into()).await;
+    assert_eq!(s, StatusCode::OK, "{p}");
+    assert_eq!(p["hits"], g["hits"]);
+    let (_, cosine) = get("/search?q=recall%20selector&budget=4&selector=cosine").await;
+    let ids = |v: &Value| -> Vec<Value> {
+        v["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["note"]["id"].clone())
+            .collect()
+    };
+    assert_eq!(
+        ids(&g),
+        ids(&cosine),
+        "MMR with lambda 1 is the cosine order"
+    );
+}
+
+#[tokio::test]
 async fn search_as_you_type_groups_and_lean_fields() {
     // "mosa" is no word of the index: as typed it finds nothing by BM25; as a prefix it finds
     // the mosaic note, marked.
@@ -464,6 +490,14 @@ async fn search_errors_are_400_with_codes() {
         ("/search?q=x&budget=ten".into(), "bad_number"),
         ("/search?q=x&candidates=1001".into(), "limit_exceeded"),
         ("/search?q=x&selector=magic".into(), "unknown_selector"),
+        (
+            "/search?q=x&selector=fused-cap:colour=red".into(),
+            "bad_selector_option",
+        ),
+        (
+            "/search?q=x&selector=fused-cap:cap=0".into(),
+            "bad_selector_option",
+        ),
         ("/search?q=x&kind=poem".into(), "unknown_kind"),
         ("/search?q=x&pages=9-3".into(), "bad_pages"),
         ("/search?q=x&doc=nope.md".into(), "unknown_document"),
