@@ -45,11 +45,19 @@ pub fn markup(data: &[u8]) {
     }
 }
 
+/// The selector a query input's fourth byte names: every selector is reached.
+pub fn selector_of(sel: u8) -> SelectorKind {
+    SelectorKind::ALL[(sel & 0x7f) as usize % SelectorKind::ALL.len()]
+}
+
 /// A search as the CLI makes one: a question and filters from the input (lines: question,
-/// document, pages), options from its first bytes. An answer keeps within its budget and its
-/// filters; an error is one the caller can fix.
+/// document, pages, and a selector with options), options from its first four bytes: flags
+/// (kinds, matching, grouping), budget, candidates and the selector (any of
+/// [`SelectorKind::ALL`]; with its high bit set, the fourth line read as `NAME:KEY=VALUE`).
+/// A question that names a page ("page 2", "slides 1-3") goes through the named-page rules.
+/// An answer keeps within its budget and its filters; an error is one the caller can fix.
 pub fn query(data: &[u8]) {
-    let [flags, budget, candidates, rest @ ..] = data else {
+    let [flags, budget, candidates, sel, rest @ ..] = data else {
         return;
     };
     let text = String::from_utf8_lossy(rest);
@@ -57,6 +65,7 @@ pub fn query(data: &[u8]) {
     let question = lines.next().unwrap_or("").to_string();
     let doc = lines.next().filter(|d| !d.is_empty()).map(str::to_string);
     let pages = lines.next().map(parse_pages).and_then(Result::ok);
+    let spec_line = lines.next();
     if let Some((a, b)) = pages {
         assert!(a >= 1 && a <= b);
     }
@@ -72,11 +81,23 @@ pub fn query(data: &[u8]) {
         Matching::TYPOS,
         Matching::TYPING,
     ][(flags >> 3) as usize % 4];
-    let selectors = SelectorKind::ALL;
     let mut req = SearchRequest::new(question);
     req.budget = *budget as usize % 20;
     req.candidates = *candidates as usize % 120;
-    req.selector = selectors[(flags >> 5) as usize % selectors.len()];
+    req.selector = match spec_line.filter(|_| sel & 0x80 != 0) {
+        Some(text) => match indexer_engine::parse_selector(text) {
+            Ok(spec) => spec,
+            Err((code, message)) => {
+                assert!(
+                    code == "unknown_selector" || code == "bad_selector_option",
+                    "{code}"
+                );
+                assert!(!message.is_empty());
+                return;
+            }
+        },
+        None => selector_of(*sel).into(),
+    };
     req.matching = matching;
     req.filter = Filter {
         docs: doc.into_iter().collect(),

@@ -62,3 +62,39 @@ fn every_target_has_inputs() {
         assert!(!inputs(name).is_empty(), "{name}");
     }
 }
+
+/// The query seeds reach every selector (the fourth byte) and the named-page rules (a
+/// question that names a page), so fuzzing starts from every path of a search.
+#[test]
+fn query_seeds_reach_every_selector_and_named_pages() {
+    let seeds: Vec<Vec<u8>> = inputs("query")
+        .into_iter()
+        .filter(|(name, _)| name.starts_with("seeds/"))
+        .map(|(_, d)| d)
+        .collect();
+    let reached: std::collections::HashSet<_> = seeds
+        .iter()
+        .filter(|d| d.len() > 4 && d[3] & 0x80 == 0)
+        .map(|d| indexer_fuzz::selector_of(d[3]))
+        .collect();
+    for kind in indexer_engine::SelectorKind::ALL {
+        assert!(reached.contains(&kind), "no query seed selects {kind}");
+    }
+    let named = seeds
+        .iter()
+        .filter(|d| d.len() > 4)
+        .map(|d| {
+            String::from_utf8_lossy(&d[4..])
+                .lines()
+                .next()
+                .unwrap_or("")
+                .to_string()
+        })
+        .filter(|q| !indexer_engine::named_pages(q).is_empty())
+        .count();
+    assert!(named >= 5, "{named} query seeds name a page");
+    assert!(
+        seeds.iter().any(|d| d.len() > 4 && d[3] & 0x80 != 0),
+        "no seed gives a selector with options"
+    );
+}
