@@ -2,7 +2,7 @@
 //! stats and the ingest summary.
 
 use indexer_engine::{
-    IndexLocation, IndexView, IngestSummary, Note, NoteKind, PageResponse, SearchResponse,
+    IndexLocation, IndexView, IngestSummary, Note, NoteKind, PageResponse, Rewrite, SearchResponse,
 };
 use std::io::{Result, Write};
 use std::path::Path;
@@ -37,6 +37,7 @@ pub fn text(out: &mut dyn Write, r: &SearchResponse, color: bool) -> Result<()> 
         r.selector,
         r.timings.total_ms
     )?;
+    rewrite(out, r.rewrite.as_ref(), color)?;
     if r.hits.is_empty() {
         writeln!(out, "no evidence found")?;
     }
@@ -77,6 +78,7 @@ pub fn pages_text(out: &mut dyn Write, r: &PageResponse, color: bool) -> Result<
         r.candidates,
         r.timings.total_ms
     )?;
+    rewrite(out, r.rewrite.as_ref(), color)?;
     if r.pages.is_empty() {
         writeln!(out, "no page found")?;
     }
@@ -99,6 +101,35 @@ pub fn pages_text(out: &mut dyn Write, r: &PageResponse, color: bool) -> Result<
             };
             writeln!(out, "    {dim}{} {}{reset}  {text}", n.kind, n.id)?;
         }
+    }
+    Ok(())
+}
+
+/// What the search changed of the query, a line each, so that a person sees it: the text it
+/// searched (and what it left out), the pages it put first (and the words that named them).
+/// Nothing when it searched the query as typed (`--no-rewrite` always does).
+fn rewrite(out: &mut dyn Write, r: Option<&Rewrite>, color: bool) -> Result<()> {
+    let (_, _, dim, reset) = styles(color);
+    let Some(r) = r else {
+        return Ok(());
+    };
+    if let (Some(searched), Some(dropped)) = (&r.searched, &r.dropped) {
+        writeln!(
+            out,
+            "{dim}searched as: {searched:?} (left out: {dropped:?}){reset}"
+        )?;
+    }
+    if !r.named_pages.is_empty() {
+        let pages: Vec<String> = r
+            .named_pages
+            .iter()
+            .map(|p| format!("{} p.{} ({:?})", p.doc, p.page, p.phrase))
+            .collect();
+        writeln!(
+            out,
+            "{dim}pages named, put first: {}{reset}",
+            pages.join(", ")
+        )?;
     }
     Ok(())
 }

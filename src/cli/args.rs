@@ -196,6 +196,10 @@ pub struct SearchArgs {
     /// feedback, on by default)
     #[arg(long)]
     pub no_feedback: bool,
+    /// Search the question as typed: keep its closing instructions about the answer
+    /// ("Answer in millions.") and put no page it names ("page 12", "the cover") first
+    #[arg(long)]
+    pub no_rewrite: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -325,6 +329,10 @@ pub struct EvalArgs {
     /// The hybrid pool without pseudo-relevance feedback (as for `query`)
     #[arg(long)]
     pub no_feedback: bool,
+    /// Questions searched as written: no instructions left out, no named pages put first
+    /// (as for `query`)
+    #[arg(long)]
+    pub no_rewrite: bool,
     /// Output folder: report.md, results.jsonl (a rerun resumes), plots
     #[arg(long, value_name = "DIR", default_value = "eval-out")]
     pub out: PathBuf,

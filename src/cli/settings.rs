@@ -100,6 +100,7 @@ impl Settings {
             matching: args.matching,
             feedback: !args.no_feedback,
             snippet_chars: indexer_engine::DEFAULT_SNIPPET_CHARS,
+            rewrite: !args.no_rewrite,
         })
     }
 

@@ -1,12 +1,23 @@
 //! Pages a question names, on real PDFs: a thesis whose front matter is numbered in roman
 //! numerals and whose chapters start at page 1 on the file's 16th page, and a slide deck.
 
-use super::{corpus, indexer, json, stderr};
+use super::{corpus, indexer, json, stderr, stdout};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
 const THESIS: &str = "ndsu-thesis-extended.pdf";
 const SLIDES: &str = "slides-metapostpropaganda.pdf";
+
+/// `indexer query QUESTION --doc DOC --budget 3 --format json` and `more` arguments.
+fn query_json(dir: &std::path::Path, doc: &str, question: &str, more: &[&str]) -> Value {
+    let mut args = vec![
+        "query", question, "--doc", doc, "--budget", "3", "--format", "json",
+    ];
+    args.extend_from_slice(more);
+    let o = indexer(dir, &args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    json(&o)
+}
 
 /// The pages of the evidence set of `question` in document `doc`, in rank order.
 fn evidence_pages(dir: &std::path::Path, doc: &str, question: &str) -> Vec<u64> {
@@ -91,4 +102,83 @@ fn printed_page_numbers_and_pages_named_in_questions() {
     let got = evidence_pages(dir, SLIDES, "What do slides 30-32 show?");
     let first: BTreeSet<u64> = got.iter().copied().collect();
     assert_eq!(first, BTreeSet::from([30, 31, 32]), "{got:?}");
+
+    // The response says which pages were put first, and the words that named them.
+    let thesis = format!("docs/{THESIS}");
+    let r = query_json(dir, THESIS, "What is on page 12?", &[]);
+    assert_eq!(
+        r["rewrite"],
+        serde_json::json!({"named_pages": [
+            {"doc": thesis, "page": 27, "phrase": "page 12"},
+            {"doc": thesis, "page": 12, "phrase": "page 12"},
+        ]}),
+        "{r}"
+    );
+    // And what it searched, when it left out instructions about the answer.
+    let slides = format!("docs/{SLIDES}");
+    let q = "Which drawing is on slide 7? Answer 'yes' or 'no'.";
+    let r = query_json(dir, SLIDES, q, &[]);
+    assert_eq!(r["query"], q);
+    assert_eq!(
+        r["rewrite"],
+        serde_json::json!({
+            "searched": "Which drawing is on slide 7?",
+            "dropped": "Answer 'yes' or 'no'.",
+            "named_pages": [{"doc": slides, "page": 7, "phrase": "slide 7"}],
+        }),
+        "{r}"
+    );
+    // A person sees it in the text output.
+    let o = indexer(dir, &["query", q, "--doc", SLIDES, "--budget", "1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains(
+            "searched as: \"Which drawing is on slide 7?\" (left out: \"Answer 'yes' or 'no'.\")"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "pages named, put first: {slides} p.7 (\"slide 7\")"
+        )),
+        "{text}"
+    );
+    // --no-rewrite searches the question as typed and puts no page first.
+    for question in ["What is on page 12?", q] {
+        let r = query_json(dir, THESIS, question, &["--no-rewrite"]);
+        assert!(r.get("rewrite").is_none(), "{question}: {r}");
+    }
+    let o = indexer(dir, &["query", q, "--doc", SLIDES, "--no-rewrite"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!stdout(&o).contains("searched as:"), "{}", stdout(&o));
+    assert!(!stdout(&o).contains("pages named"), "{}", stdout(&o));
+    // Ordinary questions are searched as typed: nothing to report.
+    for question in [
+        "What should the cover letter include?",
+        "Rust. Write a string to a file",
+        "How do I fetch the first page of results?",
+        "How do I set the page size in LaTeX?",
+    ] {
+        let r = query_json(dir, THESIS, question, &[]);
+        assert!(r.get("rewrite").is_none(), "{question}: {r}");
+    }
+    let o = indexer(
+        dir,
+        &[
+            "query",
+            "--unit",
+            "page",
+            "--format",
+            "json",
+            "--doc",
+            THESIS,
+            "the second page",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        json(&o)["rewrite"]["named_pages"],
+        serde_json::json!([{"doc": thesis, "page": 2, "phrase": "the second page"}])
+    );
 }

@@ -76,6 +76,11 @@ def test_query_filters_and_selectors(built):
     for selector in ("cds", "cds-paper", "fused-cap:cap=2", "mmr", "fused"):
         assert len(idx.query(QUESTION, budget=3, selector=selector)) == 3
     assert idx.query("mosaic plot tiles", budget=1, matching="exact", feedback=False)[0].doc == "docs/notes.md"
+    # The page a question names comes first; rewrite=False searches the question as typed.
+    assert idx.query("What is on the second page?", budget=1, docs=["acmart.pdf"])[0].page == 2
+    assert idx.query("What is on the second page?", budget=1, docs=["acmart.pdf"], rewrite=False)
+    with pytest.raises(TypeError):
+        idx.query("x", rewrite="no")
 
 
 def test_query_by_page_and_document(built):

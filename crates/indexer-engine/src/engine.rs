@@ -9,7 +9,7 @@ use crate::first_stage::FirstStage;
 use crate::location::IndexLocation;
 use crate::named_pages::put_named_pages_first;
 use crate::pool::{Pool, PoolEntry, links_among, note_info};
-use crate::question::{SearchedQuestion, searched_part};
+use crate::question::{Rewrite, SearchedQuestion, split_question};
 use crate::search::{Hit, SearchRequest, SearchResponse, Timings};
 use crate::snippet::{QueryTerm, query_terms, snippet, snippet_source};
 use crate::view::IndexView;
@@ -128,16 +128,18 @@ impl Engine {
         self.embed_query(&expansions.repaired(query))
     }
 
-    /// What retrieval reads of a question, as every search reads it: its searched part (without
-    /// its closing instructions about the answer), the expansions `matching` asks for of its
-    /// words, and its vector. `indexer eval` reads questions through it, so it measures what a
-    /// search does.
+    /// What retrieval reads of a question, as every search reads it: with `rewrite`, its
+    /// searched part (without its closing instructions about the answer) and the pages it
+    /// names put first by [`Engine::hybrid_pool`]; without, the question as typed. Then the
+    /// expansions `matching` asks for of its words, and its vector. `indexer eval` reads
+    /// questions through it, so it measures what a search does.
     pub fn searched_question<'q>(
         &self,
         question: &'q str,
         matching: Matching,
+        rewrite: bool,
     ) -> Result<SearchedQuestion<'q>> {
-        self.read_question(&self.index(), question, matching)
+        self.read_question(&self.index(), question, matching, rewrite)
     }
 
     fn read_question<'q>(
@@ -145,12 +147,19 @@ impl Engine {
         backend: &Backend,
         question: &'q str,
         matching: Matching,
+        rewrite: bool,
     ) -> Result<SearchedQuestion<'q>> {
-        let text = searched_part(question);
+        let (text, dropped) = if rewrite {
+            split_question(question)
+        } else {
+            (question.trim(), "")
+        };
         let expansions = backend.expand(text, matching)?;
         let vector = self.embed_expanded(text, &expansions)?;
         Ok(SearchedQuestion {
             text,
+            dropped,
+            rewrite,
             expansions,
             vector,
         })
@@ -166,7 +175,7 @@ impl Engine {
         filter: &Filter,
         stage: FirstStage,
     ) -> Result<Pool> {
-        question_pool(self.index().as_ref(), question, filter, stage)
+        Ok(question_pool(self.index().as_ref(), question, filter, stage)?.0)
     }
 
     /// Every note of the given documents as candidates (the CDS paper's pool), with the cosine
@@ -216,10 +225,11 @@ impl Engine {
             *d = view.resolve_document(d)?;
         }
         // Retrieval reads the question without its instructions about the answer; the
-        // response (and the reader of `ask`) keeps the whole question.
-        let question = self.read_question(view.backend(), query, req.matching)?;
+        // response (and the reader of `ask`) keeps the whole question, and says what was
+        // searched.
+        let question = self.read_question(view.backend(), query, req.matching, req.rewrite)?;
         let t_embed = t0.elapsed();
-        let pool = question_pool(
+        let (pool, named_pages) = question_pool(
             view.backend().as_ref(),
             &question,
             &filter,
@@ -227,6 +237,7 @@ impl Engine {
         )?;
         Ok(Prepared {
             query: query.to_string(),
+            rewrite: Rewrite::of(&question, named_pages),
             terms: query_terms(question.text, req.matching),
             snippet_chars: req.snippet_chars,
             view,
@@ -262,6 +273,7 @@ impl Engine {
         let total = p.t0.elapsed();
         Ok(SearchResponse {
             query: p.query,
+            rewrite: p.rewrite,
             selector: req.selector.to_string(),
             budget: req.budget,
             generation: p.view.generation(),
@@ -286,21 +298,23 @@ impl Engine {
 }
 
 /// The candidates of a question (its searched part): the first stage's, with the pages the
-/// question names put first. What `indexer query`, the server and `indexer eval` all search.
+/// question names put first (when it is rewritten), and those pages. What `indexer query`,
+/// the server and `indexer eval` all search.
 fn question_pool(
     reader: &dyn crate::reader::Reader,
     question: &SearchedQuestion<'_>,
     filter: &Filter,
     stage: FirstStage,
-) -> Result<Pool> {
+) -> Result<(Pool, Vec<crate::question::NamedPage>)> {
     let mut pool = reader.first_stage(question, filter, stage)?;
-    put_named_pages_first(reader, &mut pool, question, filter)?;
-    Ok(pool)
+    let named = put_named_pages_first(reader, &mut pool, question, filter)?;
+    Ok((pool, named))
 }
 
 /// A checked request with its query vector and candidates.
 pub(crate) struct Prepared {
     pub query: String,
+    pub rewrite: Option<Rewrite>,
     pub terms: Vec<QueryTerm>,
     pub snippet_chars: usize,
     pub view: IndexView,

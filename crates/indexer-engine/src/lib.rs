@@ -62,10 +62,12 @@ pub use location::IndexLocation;
 pub use named_pages::{NAMED_PAGE_BONUS, PLACED_PAGE_BONUS, PageRef, named_pages};
 pub use pages::{GroupBy, NOTES_PER_PAGE, PageResponse, PageResult};
 pub use pool::{Pool, PoolEntry};
-pub use question::{SearchedQuestion, searched_part};
+pub use question::{
+    MIN_SEARCHED_WORDS, NamedPage, Rewrite, SearchedQuestion, searched_part, split_question,
+};
 pub use search::{
-    DEFAULT_BUDGET, DEFAULT_MATCHING, DEFAULT_SELECTOR, DEFAULT_SNIPPET_CHARS, Hit, SearchRequest,
-    SearchResponse, Timings, parse_pages, parse_selector,
+    DEFAULT_BUDGET, DEFAULT_MATCHING, DEFAULT_REWRITE, DEFAULT_SELECTOR, DEFAULT_SNIPPET_CHARS,
+    Hit, SearchRequest, SearchResponse, Timings, parse_pages, parse_selector,
 };
 pub use snippet::{QueryTerm, Snippet, query_terms, snippet_source};
 pub use texts::{Rankings, TextDocument, index_texts};

@@ -5,6 +5,7 @@
 use crate::Result;
 use crate::engine::{Engine, make_hit, ms};
 use crate::pool::PoolEntry;
+use crate::question::Rewrite;
 use crate::search::{Hit, SearchRequest, Timings};
 use serde::Serialize;
 
@@ -59,6 +60,9 @@ pub struct PageResult {
 #[derive(Debug, Clone, Serialize)]
 pub struct PageResponse {
     pub query: String,
+    /// What was searched, when it is not the query as typed (as a note search's `rewrite`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rewrite: Option<Rewrite>,
     /// The number of pages asked for.
     pub budget: usize,
     pub generation: u64,
@@ -134,6 +138,7 @@ impl Engine {
         let total = p.t0.elapsed();
         Ok(PageResponse {
             query: p.query,
+            rewrite: p.rewrite,
             budget: req.budget,
             generation: p.view.generation(),
             model: p.view.model_id().to_string(),

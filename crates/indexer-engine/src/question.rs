@@ -6,26 +6,76 @@
 //! the whole question.
 
 use indexer_index::Expansions;
+use serde::Serialize;
 
 /// What retrieval reads of a question (`Engine::searched_question`): its searched part, the
 /// completions and corrections of its words, and its vector, found once and passed on to the
 /// first stage, named pages and selection.
 #[derive(Debug, Clone)]
 pub struct SearchedQuestion<'q> {
-    /// The question without its closing instructions about the answer ([`searched_part`]).
+    /// The question without its closing instructions about the answer ([`split_question`]),
+    /// or, without rewriting, the question as typed (trimmed).
     pub text: &'q str,
+    /// The instructions left out of `text`; empty when none were.
+    pub dropped: &'q str,
+    /// Whether the question is rewritten: its instructions dropped and the pages it names put
+    /// first among its candidates (`SearchRequest::rewrite`).
+    pub rewrite: bool,
     /// Completions and corrections of its words in the index.
     pub expansions: Expansions,
     /// Its vector: the text with its misspelt or unfinished words repaired, embedded.
     pub vector: Vec<f32>,
 }
 
-/// Words that open an instruction about the answer (after an optional "please").
+/// What a search changed of its query before searching it, so that a reader sees it: the text
+/// it searched, when it left out closing instructions about the answer, and the pages the
+/// query names that it put first. `None` in a response when it changed nothing; a request
+/// with `rewrite` off searches the query as typed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Rewrite {
+    /// The text retrieval searched, when it is not the query: the query without `dropped`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub searched: Option<String>,
+    /// The instructions about the answer left out of the search ("Answer in millions.").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dropped: Option<String>,
+    /// The pages put first among the candidates, those the phrase names first and then the
+    /// places in the file of named numbers that another page shows.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub named_pages: Vec<NamedPage>,
+}
+
+impl Rewrite {
+    /// What was changed of a question searched with `named_pages` put first; `None` when
+    /// nothing was.
+    pub fn of(question: &SearchedQuestion<'_>, named_pages: Vec<NamedPage>) -> Option<Rewrite> {
+        let dropped = !question.dropped.is_empty();
+        (dropped || !named_pages.is_empty()).then(|| Rewrite {
+            searched: dropped.then(|| question.text.to_string()),
+            dropped: dropped.then(|| question.dropped.to_string()),
+            named_pages,
+        })
+    }
+}
+
+/// A page put first because the question names it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NamedPage {
+    /// The document's id.
+    pub doc: String,
+    /// The page's place in the file, 1-based.
+    pub page: u32,
+    /// The words of the question that name it ("page 12", "the last page", "on the cover").
+    pub phrase: String,
+}
+
+/// Words that open an instruction about the answer (after an optional "please"). An opener
+/// alone says nothing: "Write a string to a file" and "List all branches" are what a reader
+/// searches for, so [`is_instruction`] also asks the sentence to name the answer, show its
+/// shape, or end on its form.
 const OPENERS: &[&str] = &[
-    "answer",
     "enumerate",
     "express",
-    "for example",
     "format",
     "give",
     "list",
@@ -35,23 +85,27 @@ const OPENERS: &[&str] = &[
     "put",
     "report",
     "represent",
-    "respond",
     "return",
     "round",
     "save",
-    "the answer",
     "use",
     "write",
-    "your answer",
 ];
 
-/// Words of which an instruction about the answer holds at least one: its form or its unit.
+/// Openers that speak of the answer itself: the sentence is an instruction when it names a
+/// form or shows a shape ("Answer in millions.", "Answer 'yes' or 'no'."), not when "answer"
+/// is a noun of the subject ("Answer section of a DNS response.").
+const ANSWER_OPENERS: &[&str] = &["answer", "reply", "respond"];
+
+/// Openers after which the sentence is about the answer, whatever follows ("Your answer should
+/// be in English.", "The answer shall be formatted as a list").
+const THE_ANSWER: &[&str] = &["the answer", "your answer"];
+
+/// Words that name the answer's form or unit.
 const FORMS: &[&str] = &[
-    "answer",
     "billion",
     "decimal",
     "english",
-    "example",
     "float",
     "format",
     "int",
@@ -67,13 +121,37 @@ const FORMS: &[&str] = &[
     "yes",
 ];
 
+/// Words that may stand between the preposition and the form word at the end of an
+/// instruction ("in a list", "as format of list", "in string format").
+const FORM_FILLERS: &[&str] = &["a", "an", "the", "of", "format", "form"];
+
+/// Words that open the form phrase at the end of an instruction.
+const FORM_PREPOSITIONS: &[&str] = &["in", "as", "into", "with"];
+
+/// Words that point back at what the question asks about ("Enumerate all of them in a
+/// list.", "Represent these two numbers as format of list."): the sentence is about the
+/// answer to the question before it, not a subject of its own.
+const ANAPHORS: &[&str] = &["them", "these", "those", "both", "each", "all of them"];
+
 /// Openers of an example of the answer's shape (a quoted value or a bracketed list).
 const EXAMPLES: &[&str] = &["for example", "e.g."];
+
+/// The fewest words the searched part keeps when it is no question (does not end with `?`):
+/// "Rust. Write a string to a file" opens with a topic, not a question, and a one-word
+/// fragment is never what a reader searches for.
+pub const MIN_SEARCHED_WORDS: usize = 4;
 
 /// The part of `question` that retrieval searches: `question` without its trailing sentences
 /// that are instructions about the answer. Never empty when `question` is not: the first
 /// sentence always stays, however it reads.
 pub fn searched_part(question: &str) -> &str {
+    split_question(question).0
+}
+
+/// `question` (trimmed) as its searched part and the instructions about the answer dropped
+/// from its end (empty when none were). Nothing is dropped when what would be left is no
+/// question and has fewer than [`MIN_SEARCHED_WORDS`] words.
+pub fn split_question(question: &str) -> (&str, &str) {
     let question = question.trim();
     let mut cut = question.len();
     while let Some(start) = last_sentence_start(&question[..cut])
@@ -81,7 +159,15 @@ pub fn searched_part(question: &str) -> &str {
     {
         cut = start;
     }
-    question[..cut].trim_end()
+    let kept = question[..cut].trim_end();
+    let words = kept
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .count();
+    if cut == question.len() || !(kept.ends_with('?') || words >= MIN_SEARCHED_WORDS) {
+        return (question, "");
+    }
+    (kept, question[cut..].trim())
 }
 
 /// Where the last sentence of `text` starts, if `text` has more than one: after the last `?`,
@@ -137,14 +223,21 @@ fn ends_sentence(text: &str, i: usize) -> bool {
     }
 }
 
-/// Whether a sentence tells the reader how to write the answer (a question never does).
+/// Whether a sentence tells the reader how to write the answer (a question never does): it
+/// speaks of the answer ("Your answer should be in English.", "Round your answer to two
+/// decimal places."), shows its shape (`e.g. ["a", "b"]`, `'left' or 'right'`), or opens
+/// with an instruction and then asks the reader for a form ("Give me an integer", "Please
+/// write in string format.", "Enumerate all of them in a list."). An opener followed by a
+/// form word is not enough: "Write a string to a file" is a subject.
 fn is_instruction(sentence: &str) -> bool {
     let s = sentence.trim().to_lowercase();
     if s.ends_with('?') {
         return false;
     }
-    let s = s.strip_prefix("please").map_or(s.as_str(), str::trim_start);
-    // The words after the opener name the answer's form or unit.
+    let (please, s) = match s.strip_prefix("please") {
+        Some(rest) if !rest.starts_with(char::is_alphanumeric) => (true, rest.trim_start()),
+        _ => (false, s.as_str()),
+    };
     let opened = |openers: &[&str]| {
         openers.iter().find_map(|o| {
             s.strip_prefix(o)
@@ -152,22 +245,73 @@ fn is_instruction(sentence: &str) -> bool {
         })
     };
     if let Some(rest) = opened(EXAMPLES) {
-        return rest.contains(['[', '"', '\'']);
+        return shows_shape(rest);
+    }
+    if opened(THE_ANSWER).is_some() {
+        return true;
+    }
+    if let Some(rest) = opened(ANSWER_OPENERS) {
+        return shows_shape(rest) || words(rest).any(is_form);
     }
     let Some(rest) = opened(OPENERS) else {
         return false;
     };
-    let form = |w: &str| {
-        FORMS
-            .iter()
-            .any(|f| w == *f || (w.len() == f.len() + 1 && w.starts_with(f) && w.ends_with('s')))
+    let rest_words: Vec<&str> = words(rest).collect();
+    let names_the_answer = rest_words
+        .windows(2)
+        .any(|w| matches!(w[0], "the" | "your") && w[1] == "answer");
+    // "Give me an integer": the reader is asked for a value of a form.
+    let asks_me =
+        rest_words.first() == Some(&"me") && rest_words.last().is_some_and(|w| is_form(w));
+    let anaphoric = ANAPHORS.iter().any(|a| {
+        rest.trim_start()
+            .strip_prefix(a)
+            .is_some_and(|r| !r.starts_with(char::is_alphanumeric))
+    });
+    names_the_answer
+        || shows_shape(rest)
+        || asks_me
+        || (please && rest_words.iter().any(|w| is_form(w)))
+        || (anaphoric && ends_on_form(&rest_words))
+}
+
+/// The words of `text` (lowercase already), without punctuation.
+fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+}
+
+/// A word of [`FORMS`], or its plural.
+fn is_form(w: &str) -> bool {
+    FORMS
+        .iter()
+        .any(|f| w == *f || (w.len() == f.len() + 1 && w.starts_with(f) && w.ends_with('s')))
+}
+
+/// Whether the words end on a form phrase: a preposition, then only fillers and forms, one
+/// of them a form ("in a list", "as format of list").
+fn ends_on_form(words: &[&str]) -> bool {
+    let Some(at) = words.iter().rposition(|w| FORM_PREPOSITIONS.contains(w)) else {
+        return false;
     };
-    // An example of the answer's shape: a bracketed list, or quoted values to choose from.
-    let quoted_choice = rest.contains(" or ") && rest.contains(['\'', '"']);
-    rest.contains("e.g.")
-        || rest.contains('[')
-        || quoted_choice
-        || rest.split(|c: char| !c.is_alphanumeric()).any(form)
+    let tail = &words[at + 1..];
+    tail.iter().any(|w| is_form(w)) && tail.iter().all(|w| is_form(w) || FORM_FILLERS.contains(w))
+}
+
+/// Whether `text` shows the answer's shape: a bracketed list of quoted values (`["a", "b"]`,
+/// `['2014', ...]`) or quoted values to choose from (`'left' or 'right'`). A bracket alone
+/// is not one ("items [1:3]"), nor is a quote ("For example 'foo bar'").
+fn shows_shape(text: &str) -> bool {
+    let quoted_list = text.match_indices('[').any(|(i, _)| {
+        text[i + 1..]
+            .trim_start()
+            .starts_with(['"', '\'', '“', '‘'])
+    });
+    let quoted_choice = text.match_indices(" or ").any(|(i, _)| {
+        text[..i].ends_with(['"', '\'', '”', '’'])
+            && text[i + 4..].starts_with(['"', '\'', '“', '‘'])
+    });
+    quoted_list || quoted_choice
 }
 
 #[cfg(test)]
@@ -226,9 +370,43 @@ mod tests {
                 "How many years are in the pie chart? Format all of the years in a list like ['2006', '2007']",
                 "How many years are in the pie chart?",
             ),
+            (
+                "How many of them are there? Enumerate all of them in a list.",
+                "How many of them are there?",
+            ),
+            (
+                "Which two numbers are named in Appendix C? Represent these two numbers as format of list.",
+                "Which two numbers are named in Appendix C?",
+            ),
+            (
+                "Which number should I call? Please write in string format.",
+                "Which number should I call?",
+            ),
+            (
+                "How many hotels are in the city? Return me a rounded integer.",
+                "How many hotels are in the city?",
+            ),
+            (
+                "Which dates are named? Save your answer as a list, with each date formatted as 'YYYY-MM-DD'.",
+                "Which dates are named?",
+            ),
+            (
+                "How many voters favour it? Please give your answer to the nearest hundred, such as 100, 200 or 300.",
+                "How many voters favour it?",
+            ),
+            (
+                "What was the margin in 2015? Answer in percentage term, round to one decimal place.",
+                "What was the margin in 2015?",
+            ),
         ];
         for (q, want) in cases {
             assert_eq!(searched_part(q), want, "{q}");
+            let (searched, dropped) = split_question(q);
+            assert_eq!(searched, want, "{q}");
+            assert!(
+                q.ends_with(dropped) && !dropped.is_empty(),
+                "{q}: {dropped:?}"
+            );
         }
     }
 
@@ -245,6 +423,16 @@ mod tests {
             "Consider the 2015 annual report. Answer this: what was the revenue?",
             "What was the revenue? Give the number of employees too.",
             "e.g. what is this",
+            // An opener and a form word are not an instruction, and a topic label is not
+            // what a reader searches for.
+            "Rust. Write a string to a file",
+            "Node.js. Express. Respond with a JSON list.",
+            "Rust. Answer in millions.",
+            "How do I slice a list? Return items [1:3].",
+            "How do I quote in bash? For example 'foo bar'.",
+            "How do I round numbers? Round to two decimal places.",
+            "What is an A record? Answer section of a DNS response.",
+            "How do I read a CSV file? Return the rows as a list.",
             "What is the revenue? For example, the revenue of the retail segment.",
             "What does the report call it? Give the meaning of 'churn'.",
             "",

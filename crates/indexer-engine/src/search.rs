@@ -2,6 +2,7 @@
 //! [`SearchResponse`] and its [`Hit`]s. Plain types; [`crate::Engine`] answers them.
 
 use crate::first_stage::{DEFAULT_CANDIDATES, DEFAULT_FEEDBACK, FirstStage};
+use crate::question::Rewrite;
 use crate::snippet::Snippet;
 use crate::{Error, Result};
 use indexer_index::{Filter, Fusion, Matching};
@@ -21,6 +22,8 @@ pub const DEFAULT_BUDGET: usize = 10;
 /// words the index does not hold corrected (`typing`), for the search box and every other
 /// caller alike (measured in the README's "Search as you type").
 pub const DEFAULT_MATCHING: Matching = Matching::TYPING;
+/// Whether a query is rewritten when a request does not say (`SearchRequest::rewrite`).
+pub const DEFAULT_REWRITE: bool = true;
 /// Snippet length in bytes, when a request does not say.
 pub const DEFAULT_SNIPPET_CHARS: usize = 280;
 /// Reads a selector as a user writes it (`cds`, `fused-cap:cap=2`), the one reading for every
@@ -56,6 +59,11 @@ pub struct SearchRequest {
     pub feedback: bool,
     /// About how long a hit's snippet is, in bytes.
     pub snippet_chars: usize,
+    /// Whether the query is rewritten before it is searched: its closing instructions about
+    /// the answer left out ("Answer in millions.") and the pages it names ("page 12", "the
+    /// last page") put first. Off, the query is searched as typed. What was rewritten is
+    /// the response's `rewrite`.
+    pub rewrite: bool,
 }
 
 impl SearchRequest {
@@ -70,6 +78,7 @@ impl SearchRequest {
             matching: DEFAULT_MATCHING,
             feedback: DEFAULT_FEEDBACK,
             snippet_chars: DEFAULT_SNIPPET_CHARS,
+            rewrite: DEFAULT_REWRITE,
         }
     }
 
@@ -120,6 +129,11 @@ pub struct Timings {
 #[derive(Debug, Clone, Serialize)]
 pub struct SearchResponse {
     pub query: String,
+    /// What was searched, when it is not the query as typed: the text without the closing
+    /// instructions about the answer, and the pages put first. Absent when nothing was
+    /// rewritten.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rewrite: Option<Rewrite>,
     pub selector: String,
     pub budget: usize,
     /// The index generation that answered.

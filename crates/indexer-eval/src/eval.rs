@@ -63,6 +63,9 @@ pub struct EvalConfig {
     pub fusion: Fusion,
     /// Pseudo-relevance feedback in the hybrid pool's first stage.
     pub feedback: bool,
+    /// Questions rewritten as a search rewrites them (`SearchRequest::rewrite`): their
+    /// instructions about the answer left out and the pages they name put first.
+    pub rewrite: bool,
     /// How query words match the index's terms in the hybrid pool.
     pub matching: Matching,
     pub out: PathBuf,
@@ -344,7 +347,7 @@ pub fn run_eval(
             continue;
         }
         // What `indexer query` searches of a question (its instructions about the answer left out).
-        let question = engine.searched_question(&q.question, cfg.matching)?;
+        let question = engine.searched_question(&q.question, cfg.matching, cfg.rewrite)?;
         let mut new_rows = Vec::new();
         for pool_mode in &cfg.pools {
             let todo: Vec<Row> = wanted
@@ -545,6 +548,9 @@ fn command_line(cfg: &EvalConfig) -> String {
     );
     if !cfg.feedback {
         s.push_str(" --no-feedback");
+    }
+    if !cfg.rewrite {
+        s.push_str(" --no-rewrite");
     }
     if cfg.fusion != Fusion::default() {
         s.push_str(&format!(" --fusion {}", cfg.fusion));

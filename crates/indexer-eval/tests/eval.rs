@@ -92,6 +92,7 @@ fn report_recall_by_source_and_resume() {
         candidates: 20,
         fusion: Default::default(),
         feedback: indexer_engine::DEFAULT_FEEDBACK,
+        rewrite: indexer_engine::DEFAULT_REWRITE,
         matching: indexer_engine::DEFAULT_MATCHING,
         out: out.clone(),
         limit: None,

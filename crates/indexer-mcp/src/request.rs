@@ -194,6 +194,9 @@ pub struct SearchArgs {
     pub matching: Option<String>,
     /// Pseudo-relevance feedback in the first stage (default true).
     pub feedback: Option<bool>,
+    /// Whether the query is rewritten (default true): its closing instructions about the
+    /// answer left out and the pages it names put first.
+    pub rewrite: Option<bool>,
 }
 
 /// A checked search: the engine's request and what to return.
@@ -242,6 +245,9 @@ impl SearchArgs {
         }
         if let Some(f) = self.feedback {
             req.feedback = f;
+        }
+        if let Some(r) = self.rewrite {
+            req.rewrite = r;
         }
         let unit = match self.unit.as_deref() {
             Some(u) => u.parse()?,
@@ -318,6 +324,7 @@ mod tests {
         assert_eq!(s.request.candidates, d.candidates);
         assert_eq!(s.request.matching, d.matching);
         assert_eq!(s.request.feedback, d.feedback);
+        assert_eq!(s.request.rewrite, d.rewrite);
         assert_eq!(s.unit, Unit::Note);
     }
 
@@ -333,6 +340,7 @@ mod tests {
             unit: Some("page".into()),
             matching: Some("exact".into()),
             feedback: Some(false),
+            rewrite: Some(false),
             ..SearchArgs::new("q")
         }
         .validate()
@@ -346,6 +354,7 @@ mod tests {
         assert_eq!(r.filter.pages, Some((3, 9)));
         assert_eq!(r.matching, Matching::EXACT);
         assert!(!r.feedback);
+        assert!(!r.rewrite);
         assert_eq!(s.unit, Unit::Page);
         let p = |p| {
             SearchArgs {

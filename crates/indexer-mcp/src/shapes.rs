@@ -2,7 +2,7 @@
 //! reads, from the same data.
 
 use crate::uri::crop_uri;
-use indexer_engine::{AskResponse, Hit, IndexView, Note, PageResponse, SearchResponse};
+use indexer_engine::{AskResponse, Hit, IndexView, Note, PageResponse, Rewrite, SearchResponse};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
 
@@ -78,12 +78,39 @@ pub fn hit_schema() -> Value {
 
 /// An evidence set as JSON.
 pub fn search_json(view: &IndexView, r: &SearchResponse) -> Value {
-    json!({
+    let mut v = json!({
         "query": r.query,
         "unit": "note",
         "selector": r.selector,
         "hits": r.hits.iter().map(|h| hit_json(view, h)).collect::<Vec<_>>(),
-    })
+    });
+    if let Some(rw) = &r.rewrite {
+        v["rewrite"] = json!(rw);
+    }
+    v
+}
+
+/// What the search changed of the query, as the model reads it: a line for the text searched
+/// and one for the pages put first; nothing when it searched the query as typed.
+fn rewrite_text(out: &mut String, r: Option<&Rewrite>) {
+    let Some(r) = r else {
+        return;
+    };
+    if let (Some(searched), Some(dropped)) = (&r.searched, &r.dropped) {
+        let _ = writeln!(out, "Searched as {searched:?} (left out: {dropped:?}).");
+    }
+    if !r.named_pages.is_empty() {
+        let pages: Vec<String> = r
+            .named_pages
+            .iter()
+            .map(|p| format!("{} p.{} ({:?})", p.doc, p.page, p.phrase))
+            .collect();
+        let _ = writeln!(
+            out,
+            "Pages the query names, put first: {}.",
+            pages.join(", ")
+        );
+    }
 }
 
 /// Ranked pages or documents as JSON.
@@ -104,7 +131,11 @@ pub fn pages_json(view: &IndexView, r: &PageResponse, unit: &str) -> Value {
             v
         })
         .collect();
-    json!({"query": r.query, "unit": unit, "pages": pages})
+    let mut v = json!({"query": r.query, "unit": unit, "pages": pages});
+    if let Some(rw) = &r.rewrite {
+        v["rewrite"] = json!(rw);
+    }
+    v
 }
 
 /// The output schema of `search`: `hits` for notes, `pages` for pages and documents.
@@ -115,6 +146,27 @@ pub fn search_schema() -> Value {
             "query": {"type": "string"},
             "unit": {"type": "string", "enum": ["note", "page", "document"]},
             "selector": {"type": "string"},
+            "rewrite": {
+                "type": "object",
+                "description": "what was searched, when it is not the query as typed (absent then)",
+                "properties": {
+                    "searched": {"type": "string", "description": "the text searched: the query without its closing instructions about the answer"},
+                    "dropped": {"type": "string", "description": "the instructions left out"},
+                    "named_pages": {
+                        "type": "array",
+                        "description": "the pages put first because the query names them",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "doc": {"type": "string"},
+                                "page": {"type": "integer"},
+                                "phrase": {"type": "string", "description": "the words of the query that name it"},
+                            },
+                            "required": ["doc", "page", "phrase"],
+                        },
+                    },
+                },
+            },
             "hits": {"type": "array", "items": hit_schema()},
             "pages": {
                 "type": "array",
@@ -171,6 +223,7 @@ pub fn search_text(view: &IndexView, r: &SearchResponse) -> String {
         r.hits.len(),
         r.selector
     );
+    rewrite_text(&mut s, r.rewrite.as_ref());
     for h in &r.hits {
         s.push('\n');
         hit_text(&mut s, view, h);
@@ -186,6 +239,7 @@ pub fn pages_text(r: &PageResponse, unit: &str) -> String {
         );
     }
     let mut s = format!("The best {unit}s for {:?}:\n", r.query);
+    rewrite_text(&mut s, r.rewrite.as_ref());
     for p in &r.pages {
         let at = match p.page {
             Some(n) => format!("{} p.{n}", p.doc),

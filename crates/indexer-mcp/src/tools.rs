@@ -53,6 +53,7 @@ fn search_properties(with_unit: bool) -> Value {
         "docs": {"type": "array", "items": {"type": "string"}, "description": "Only these documents: ids as list_documents names them, or a unique end of one (lmer.pdf)"},
         "kinds": {"type": "array", "items": {"type": "string", "enum": ["text", "figure", "table"]}, "description": "Only these kinds of note"},
         "pages": {"type": ["string", "integer"], "description": "Only these pages: 5 or \"3-9\" (1-based)"},
+        "rewrite": {"type": "boolean", "description": "Rewrite the query before searching it (default true): leave out closing instructions about the answer (\"Answer in millions.\") and put the pages it names (\"page 12\", \"the last page\") first; the result says what was rewritten. false searches the query as typed"},
     });
     if with_unit {
         p["unit"] = json!({"type": "string", "enum": ["note", "page", "document"], "description": "note (default): an evidence set of notes; page or document: the best pages or documents, each with its best notes"});
@@ -202,7 +203,9 @@ fn failure(server: &Context<'_>, f: &Failure) -> Value {
 }
 
 fn search_args(args: &Args, with_unit: bool) -> Result<SearchArgs, Failure> {
-    let mut known = vec!["query", "budget", "selector", "docs", "kinds", "pages"];
+    let mut known = vec![
+        "query", "budget", "selector", "docs", "kinds", "pages", "rewrite",
+    ];
     if with_unit {
         known.push("unit");
     }
@@ -214,6 +217,7 @@ fn search_args(args: &Args, with_unit: bool) -> Result<SearchArgs, Failure> {
         docs: args.strings("docs")?,
         kinds: args.strings("kinds")?,
         pages: args.pages("pages")?,
+        rewrite: args.boolean("rewrite")?,
         unit: if with_unit {
             args.string("unit")?
         } else {
@@ -438,6 +442,17 @@ impl Args {
             Some(v) => Err(Failure::invalid(
                 "bad_json",
                 format!("{name} must be a string, not {v}"),
+            )),
+        }
+    }
+
+    fn boolean(&self, name: &str) -> Result<Option<bool>, Failure> {
+        match self.get(name) {
+            None => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(v) => Err(Failure::invalid(
+                "bad_boolean",
+                format!("{name} must be true or false, not {v}"),
             )),
         }
     }

@@ -236,6 +236,42 @@ fn search_answers_text_structure_and_crop_links() {
 }
 
 #[test]
+fn search_says_what_it_rewrote_and_rewrite_false_searches_as_typed() {
+    let q = "What does page 3 of paper.pdf show? Answer in percent.";
+    let r = tool("search", json!({"query": q, "docs": ["paper.pdf"]}));
+    assert_eq!(r["isError"], false, "{r}");
+    assert_eq!(
+        r["structuredContent"]["rewrite"],
+        json!({
+            "searched": "What does page 3 of paper.pdf show?",
+            "dropped": "Answer in percent.",
+            "named_pages": [{"doc": "paper.pdf", "page": 3, "phrase": "page 3"}],
+        }),
+        "{r}"
+    );
+    assert!(
+        text(&r).contains("Searched as \"What does page 3 of paper.pdf show?\" (left out: \"Answer in percent.\")."),
+        "{}",
+        text(&r)
+    );
+    assert!(
+        text(&r).contains("Pages the query names, put first: paper.pdf p.3 (\"page 3\")."),
+        "{}",
+        text(&r)
+    );
+    let r = tool(
+        "search",
+        json!({"query": q, "docs": ["paper.pdf"], "rewrite": false}),
+    );
+    assert_eq!(r["isError"], false, "{r}");
+    assert!(r["structuredContent"].get("rewrite").is_none(), "{r}");
+    assert!(!text(&r).contains("Searched as"), "{}", text(&r));
+    let r = tool("search", json!({"query": "tiles", "rewrite": "no"}));
+    assert_eq!(r["isError"], true);
+    assert!(text(&r).starts_with("error bad_boolean"), "{}", text(&r));
+}
+
+#[test]
 fn tool_failures_carry_the_apis_code_and_hint() {
     let cases = [
         (

@@ -222,8 +222,10 @@ impl Index {
     /// `fused`, `cds`, `cds-paper`, `cds-hybrid`, `mmr`, `dpp`, `cosine`, `ppr`, `random`, ...,
     /// with options as `NAME:KEY=VALUE` (`"fused-cap:cap=2"`); `docs`:
     /// documents by id or a unique end of one (`"lmer.pdf"`); `kinds`: `text`, `figure`,
-    /// `table`; `pages`: `5`, `"3-9"` or `(3, 9)`.
-    #[pyo3(signature = (query, budget=10, selector=None, docs=None, kinds=None, pages=None, unit="note", *, candidates=None, matching=None, feedback=None))]
+    /// `table`; `pages`: `5`, `"3-9"` or `(3, 9)`; `rewrite=False`: the query searched as
+    /// typed, without leaving out its closing instructions about the answer ("Answer in
+    /// millions.") or putting the pages it names ("page 12") first.
+    #[pyo3(signature = (query, budget=10, selector=None, docs=None, kinds=None, pages=None, unit="note", *, candidates=None, matching=None, feedback=None, rewrite=None))]
     #[allow(clippy::too_many_arguments)]
     fn query<'py>(
         &self,
@@ -238,6 +240,7 @@ impl Index {
         candidates: Option<i64>,
         matching: Option<String>,
         feedback: Option<bool>,
+        rewrite: Option<bool>,
     ) -> PyResult<Bound<'py, PyList>> {
         let s = SearchArgs {
             query,
@@ -250,6 +253,7 @@ impl Index {
             unit: Some(unit.to_string()),
             matching,
             feedback,
+            rewrite,
         }
         .validate()
         .or_raise()?;

@@ -49,6 +49,9 @@ pub(crate) struct SearchQuery {
     pub matching: Option<String>,
     /// Pseudo-relevance feedback in the first stage (default true).
     pub feedback: Option<bool>,
+    /// Whether the query is rewritten (default true): its closing instructions about the
+    /// answer left out, the pages it names put first. `false` searches it as typed.
+    pub rewrite: Option<bool>,
     /// `page` or `document`.
     pub group: Option<String>,
     /// The keys of each hit to send (a list, or comma-separated).
@@ -100,6 +103,7 @@ pub(crate) struct SearchQueryGet {
     pages: Option<String>,
     matching: Option<String>,
     feedback: Option<String>,
+    rewrite: Option<String>,
     group: Option<String>,
     fields: Option<String>,
     snippet_chars: Option<String>,
@@ -119,6 +123,7 @@ impl TryFrom<SearchQueryGet> for SearchQuery {
             pages: p.pages.map(Pages::Text),
             matching: p.matching,
             feedback: boolean("feedback", p.feedback)?,
+            rewrite: boolean("rewrite", p.rewrite)?,
             group: p.group,
             fields: p.fields.map(OneOrMany::One),
             snippet_chars: count("snippet_chars", p.snippet_chars)?,
@@ -230,6 +235,9 @@ impl SearchQuery {
         }
         if let Some(f) = self.feedback {
             req.feedback = f;
+        }
+        if let Some(r) = self.rewrite {
+            req.rewrite = r;
         }
         let group = self
             .group
@@ -403,6 +411,27 @@ mod tests {
         assert_eq!(e.code, "bad_boolean");
         assert!(e.message.contains("feedback"), "{}", e.message);
         assert!(serde_json::from_str::<SearchQuery>(r#"{"q": "x", "feedback": "no"}"#).is_err());
+    }
+
+    #[test]
+    fn rewrite_in_both_forms() {
+        for (get_q, post_q) in [
+            ("q=x&rewrite=false", r#"{"q": "x", "rewrite": false}"#),
+            ("q=x&rewrite=0", r#"{"q": "x", "rewrite": false}"#),
+        ] {
+            assert!(!get(get_q).unwrap().rewrite, "{get_q}");
+            assert!(!post(post_q).unwrap().rewrite, "{post_q}");
+        }
+        assert!(get("q=x&rewrite=true").unwrap().rewrite);
+        assert!(post(r#"{"q": "x", "rewrite": true}"#).unwrap().rewrite);
+        assert_eq!(get("q=x").unwrap().rewrite, indexer_engine::DEFAULT_REWRITE);
+        assert_eq!(
+            post(r#"{"q": "x"}"#).unwrap().rewrite,
+            indexer_engine::DEFAULT_REWRITE
+        );
+        let e = get("q=x&rewrite=off").unwrap_err();
+        assert_eq!(e.code, "bad_boolean");
+        assert!(e.message.contains("rewrite"), "{}", e.message);
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! the server's own file paths.
 
 use indexer_engine::{
-    CdsDiagnostics, DocumentInfo, Engine, FailureInfo, NoteKind, PageResponse, Snippet, Timings,
+    CdsDiagnostics, DocumentInfo, Engine, FailureInfo, NoteKind, PageResponse, Rewrite, Snippet,
+    Timings,
 };
 use indexer_engine::{Note, PageResult};
 use serde::{Serialize, Serializer};
@@ -197,6 +198,10 @@ pub(crate) enum SearchAnswer {
 #[derive(Debug, Serialize)]
 pub(crate) struct Search {
     pub query: String,
+    /// What was searched, when it is not the query as typed (`searched`, `dropped`,
+    /// `named_pages`); absent when nothing was rewritten.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rewrite: Option<Rewrite>,
     /// The selector's name (`fused-cap`, `fused`, `cds-hybrid`, ...).
     pub selector: String,
     pub budget: usize,
@@ -216,6 +221,9 @@ pub(crate) struct Search {
 #[derive(Debug, Serialize)]
 pub(crate) struct Grouped {
     pub query: String,
+    /// As a note search's `rewrite`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rewrite: Option<Rewrite>,
     /// `page` or `document`.
     pub group: &'static str,
     /// Groups asked for.
@@ -301,6 +309,7 @@ impl Search {
     ) -> Search {
         Search {
             query: r.query,
+            rewrite: r.rewrite,
             selector: r.selector,
             budget: r.budget,
             generation: r.generation,
@@ -327,6 +336,7 @@ impl Grouped {
     ) -> Grouped {
         Grouped {
             query: r.query,
+            rewrite: r.rewrite,
             group: by.as_str(),
             budget: r.budget,
             generation: r.generation,

@@ -366,6 +366,64 @@ async fn search_post_same_fields() {
     assert_eq!(v["hits"][0]["note"]["id"], "paper.pdf#f0", "{v}");
 }
 
+#[tokio::test]
+async fn rewrites_are_shown_and_can_be_switched_off() {
+    // A page the question names is put first, and the answer says so.
+    let (s, v) = get("/search?q=what%20does%20page%203%20show&doc=paper.pdf").await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(
+        v["rewrite"],
+        serde_json::json!({"named_pages": [{"doc": "paper.pdf", "page": 3, "phrase": "page 3"}]}),
+        "{v}"
+    );
+    // Instructions about the answer are left out of the search, and the answer says what
+    // was searched; grouped searches say it too.
+    let q = "Which selector has the best recall? Answer in percent.";
+    for uri in [
+        format!("/search?q={}", encode(q)),
+        format!("/search?q={}&group=page", encode(q)),
+    ] {
+        let (s, v) = get(&uri).await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        assert_eq!(v["query"], q);
+        assert_eq!(
+            v["rewrite"],
+            serde_json::json!({
+                "searched": "Which selector has the best recall?",
+                "dropped": "Answer in percent.",
+            }),
+            "{uri}: {v}"
+        );
+    }
+    // rewrite=false (GET) and "rewrite": false (POST) search the query as typed.
+    let (s, v) = get("/search?q=what%20does%20page%203%20show&doc=paper.pdf&rewrite=false").await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert!(v.get("rewrite").is_none(), "{v}");
+    let (s, v) = post(serde_json::json!({"q": q, "rewrite": false}).to_string()).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert!(v.get("rewrite").is_none(), "{v}");
+    // An ordinary question is searched as typed.
+    let (s, v) =
+        get("/search?q=What%20should%20the%20cover%20letter%20include%3F&doc=paper.pdf").await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert!(v.get("rewrite").is_none(), "{v}");
+    let (s, v) = get("/search?q=x&rewrite=maybe").await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    assert_error(&v, "bad_boolean");
+}
+
+/// The query string form of `s` (spaces as %20, reserved characters escaped).
+fn encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
 /// The body with one value per line and every number with a fraction (scores, cosines, timings)
 /// as `F`, so a test can pin the exact JSON the server sends, keys in order.
 fn shape(body: &[u8]) -> String {

@@ -123,6 +123,7 @@ pub fn run(args: EvalArgs, settings: &Settings) -> Result<ExitCode> {
         candidates: args.candidates,
         fusion: args.fusion,
         feedback: !args.no_feedback,
+        rewrite: !args.no_rewrite,
         matching: args.matching,
         out: args.out.clone(),
         limit: args.limit,

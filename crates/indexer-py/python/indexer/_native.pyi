@@ -108,6 +108,7 @@ class Index:
         candidates: Optional[int] = None,
         matching: Optional[str] = None,
         feedback: Optional[bool] = None,
+        rewrite: Optional[bool] = None,
     ) -> Union[List[Hit], List[Page]]: ...
     def ask(
         self,
