@@ -306,6 +306,21 @@ pub fn ingest_summary(out: &mut dyn Write, s: &IngestSummary, dir: &Path) -> Res
     for w in &s.warnings {
         writeln!(out, "warning: {}: {}", w.doc, w.message)?;
     }
+    // Pages without a text layer read by OCR have a warning of their own (OCR can misread);
+    // pages whose text layer was unreadable are said here.
+    for o in s.ocr.iter().filter(|o| !o.unreadable.is_empty()) {
+        let mut pages: Vec<String> = o.unreadable.iter().take(20).map(u32::to_string).collect();
+        if o.unreadable.len() > 20 {
+            pages.push("...".into());
+        }
+        writeln!(
+            out,
+            "ocr: {}: {} pages with an unreadable text layer read by OCR (pages {})",
+            o.doc,
+            o.unreadable.len(),
+            pages.join(", ")
+        )?;
+    }
     if s.truncated > 0 {
         writeln!(
             out,

@@ -11,6 +11,7 @@ mod milvus;
 mod mutants;
 mod named_pages;
 mod serve;
+mod text_layers;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

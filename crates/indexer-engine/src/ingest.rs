@@ -97,6 +97,17 @@ pub struct FileWarning {
     pub message: String,
 }
 
+/// The pages of one file whose text comes from OCR.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct OcrPages {
+    pub doc: String,
+    /// Every page read by OCR (1-based).
+    pub pages: Vec<u32>,
+    /// Those of them whose text layer was unreadable (characters other than the ones
+    /// printed) and was dropped; the others had no text layer.
+    pub unreadable: Vec<u32>,
+}
+
 /// What an ingest did.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct IngestSummary {
@@ -109,6 +120,8 @@ pub struct IngestSummary {
     pub skipped: Vec<Failure>,
     /// Problems in files that were indexed all the same.
     pub warnings: Vec<FileWarning>,
+    /// Files with pages read by OCR, each with those pages.
+    pub ocr: Vec<OcrPages>,
     /// Notes written by this run.
     pub notes_added: usize,
     /// Texts the encoder embedded (0 when nothing changed).
@@ -402,6 +415,13 @@ pub fn ingest(
                             message,
                         });
                     }
+                    if !parsed.ocr_pages.is_empty() {
+                        summary.ocr.push(OcrPages {
+                            doc: doc.clone(),
+                            pages: parsed.ocr_pages.clone(),
+                            unreadable: parsed.unreadable_pages.clone(),
+                        });
+                    }
                     if *is_update {
                         let keep = parsed
                             .notes
@@ -569,6 +589,8 @@ mod tests {
             title: Some("Annual report".into()),
             pages: 1,
             pages_without_text: vec![],
+            ocr_pages: vec![],
+            unreadable_pages: vec![],
             notes: vec![a, b, long],
             warnings: vec![],
         };

@@ -55,8 +55,8 @@ pub use indexer_rerank::{
 };
 pub use indexer_runtime::{DEFAULT_MODEL, Runtime};
 pub use ingest::{
-    Failure, FileWarning, IngestConfig, IngestEvent, IngestSummary, chunk_tokens, default_chunking,
-    ingest,
+    Failure, FileWarning, IngestConfig, IngestEvent, IngestSummary, OcrPages, chunk_tokens,
+    default_chunking, ingest,
 };
 pub use location::IndexLocation;
 pub use named_pages::{NAMED_PAGE_BONUS, PLACED_PAGE_BONUS, PageRef, named_pages};

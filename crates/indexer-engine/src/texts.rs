@@ -58,6 +58,8 @@ pub fn index_texts(
                 title: None,
                 pages: 1,
                 pages_without_text: vec![],
+                ocr_pages: vec![],
+                unreadable_pages: vec![],
                 notes: vec![note],
                 warnings: vec![],
             };

@@ -31,6 +31,8 @@ fn write_doc(w: &mut Writer, enc: &dyn Encoder, doc: &str, notes: Vec<Note>) {
         title: None,
         pages: 4,
         pages_without_text: vec![],
+        ocr_pages: vec![],
+        unreadable_pages: vec![],
         notes,
         warnings: vec![],
     };

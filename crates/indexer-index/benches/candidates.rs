@@ -94,6 +94,8 @@ fn ingest_figures(mut w: Writer, dir: &std::path::Path, start: Instant, d: usize
             title: None,
             pages: 1,
             pages_without_text: vec![],
+            ocr_pages: vec![],
+            unreadable_pages: vec![],
             notes,
             warnings: vec![],
         },

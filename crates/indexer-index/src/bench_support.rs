@@ -95,6 +95,8 @@ pub fn synthetic_document(doc: String, d: usize, notes: Vec<Note>) -> ParsedDocu
         title: None,
         pages: 25,
         pages_without_text: vec![],
+        ocr_pages: vec![],
+        unreadable_pages: vec![],
         notes,
         warnings: vec![],
     }

@@ -15,7 +15,8 @@
 //! let note = Note::new("a.md#t0", "a.md", NoteKind::Text, "hybrid retrieval of notes");
 //! let doc = ParsedDocument {
 //!     doc: "a.md".into(), hash: "h1".into(), title: None, pages: 1,
-//!     pages_without_text: vec![], notes: vec![note], warnings: vec![],
+//!     pages_without_text: vec![], ocr_pages: vec![], unreadable_pages: vec![],
+//!     notes: vec![note], warnings: vec![],
 //! };
 //! w.upsert(doc, vec![1.0, 0.0]).unwrap();
 //! w.commit().unwrap();

@@ -75,6 +75,8 @@ pub(crate) fn pdf_document(
         title: assemble::title(&el),
         pages: el.pages.len() as u32,
         pages_without_text: el.pages_without_text,
+        ocr_pages: el.ocr_pages,
+        unreadable_pages: el.unreadable_pages,
         notes,
         warnings: el.warnings,
     }
@@ -115,6 +117,8 @@ pub fn parse_markup(
         title: m.title,
         pages: 1,
         pages_without_text: Vec::new(),
+        ocr_pages: Vec::new(),
+        unreadable_pages: Vec::new(),
         notes,
         warnings: Vec::new(),
     }

@@ -81,6 +81,12 @@ pub struct PdfElements {
     pub title: Option<String>,
     pub pages: Vec<PageElements>,
     pub pages_without_text: Vec<u32>,
+    /// Pages read by OCR (see `ParsedDocument::ocr_pages`).
+    #[serde(default)]
+    pub ocr_pages: Vec<u32>,
+    /// Pages whose unreadable text layer was dropped for OCR's text.
+    #[serde(default)]
+    pub unreadable_pages: Vec<u32>,
     pub warnings: Vec<Warning>,
 }
 

@@ -39,5 +39,6 @@ pub use error::{Error, Result};
 pub use options::{Chunking, FileType, IngestOptions, NOTES_REVISION, Progress, supported};
 pub use pdf::crops::{crop_file_prefix, remove_stale_crops};
 pub use pdf::ocr::{TESSERACT_ENV, ocr_available};
+pub use pdf::readable::{TextLayerCounts, UNREADABLE_SYMBOL_SHARE, unreadable_text_layer};
 pub use pdf::worker::{Event, FAULTS_ENV, WorkerPool, run_worker};
 pub use pdf::{init_pdfium, pdfium};

@@ -78,8 +78,8 @@ impl Default for IngestOptions {
 /// changes the notes of a file whose bytes and options are unchanged, so that the next ingest
 /// parses it again instead of keeping notes made the old way. Indexes made before it existed
 /// stored no revision (read as 1). 2: every page with text starts a note, and notes know the
-/// number printed on their page.
-pub const NOTES_REVISION: u32 = 2;
+/// number printed on their page. 3: a page whose text layer is unreadable is read by OCR.
+pub const NOTES_REVISION: u32 = 3;
 
 impl IngestOptions {
     /// What a file's notes were made with, as a short string: the [`NOTES_REVISION`], then

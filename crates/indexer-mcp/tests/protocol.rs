@@ -68,6 +68,8 @@ fn fixture() -> &'static Fixture {
                 title: Some("Paper".into()),
                 pages: 5,
                 pages_without_text: vec![],
+                ocr_pages: vec![],
+                unreadable_pages: vec![],
                 notes: vec![note],
                 warnings: vec![],
             },

@@ -303,9 +303,17 @@ pub struct ParsedDocument {
     pub title: Option<String>,
     /// Number of pages (1 for unpaged documents).
     pub pages: u32,
-    /// Pages that have no text layer (1-based).
+    /// Pages that have no text layer (1-based), or an unreadable one that OCR did not read.
     #[serde(default)]
     pub pages_without_text: Vec<u32>,
+    /// Pages whose text comes from OCR: pages without a text layer, and those of
+    /// [`unreadable_pages`](Self::unreadable_pages).
+    #[serde(default)]
+    pub ocr_pages: Vec<u32>,
+    /// Pages whose text layer is unreadable (its characters are not the ones printed: a font
+    /// without a correct Unicode map), read by OCR instead.
+    #[serde(default)]
+    pub unreadable_pages: Vec<u32>,
     pub notes: Vec<Note>,
     #[serde(default)]
     pub warnings: Vec<Warning>,

@@ -67,6 +67,8 @@ fn main() {
             title: Some(format!("generation {g}")),
             pages: 1 + n as u32 / 3,
             pages_without_text: vec![],
+            ocr_pages: vec![],
+            unreadable_pages: vec![],
             notes,
             warnings: vec![],
         };

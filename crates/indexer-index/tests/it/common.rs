@@ -56,6 +56,8 @@ pub fn document(
         title: Some(format!("title of {doc}")),
         pages: texts.len() as u32,
         pages_without_text: vec![],
+        ocr_pages: vec![],
+        unreadable_pages: vec![],
         notes,
         warnings: vec![],
     };

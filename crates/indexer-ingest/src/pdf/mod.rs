@@ -6,6 +6,7 @@ pub(crate) mod figures;
 pub(crate) mod layout;
 pub(crate) mod ocr;
 pub(crate) mod page_numbers;
+pub(crate) mod readable;
 pub(crate) mod tables;
 pub(crate) mod worker;
 
@@ -141,6 +142,11 @@ pub(crate) fn extract_pdf(
     let mut pages = Vec::with_capacity(n as usize);
     let mut pages_without_text = Vec::new();
     let mut ocr_pages: Vec<u32> = Vec::new();
+    // Pages whose text layer is unreadable (see `readable`): those OCR read, and those it
+    // did not (no tesseract, no words found, or it failed, with the first error).
+    let mut unreadable_read: Vec<u32> = Vec::new();
+    let mut unreadable_left: Vec<u32> = Vec::new();
+    let mut unreadable_error = String::new();
     let mut ocr_failed: Vec<u32> = Vec::new();
     let mut ocr_error = String::new();
     let mut picture_failed: Vec<u32> = Vec::new();
@@ -193,9 +199,28 @@ pub(crate) fn extract_pdf(
             Err(_) => Vec::new(),
         };
         let graphics = crate::pdf::figures::collect_graphics(&page, width, height);
-        // A page with neither text nor graphics is blank (chapter ends in books), not a scan.
-        // One with graphics but no text layer is read by OCR when tesseract is there.
-        if raw.is_empty() && !page.objects().is_empty() {
+        // A text layer whose characters are not the ones printed (a font without a correct
+        // Unicode map) is dropped, and the page read as if it had none: indexing it would
+        // make notes no question finds.
+        let unreadable = !raw.is_empty() && readable::unreadable_text_layer(&page_text(&raw));
+        if unreadable {
+            raw.clear();
+            // Read by OCR like a page without a text layer; without OCR (or when it reads
+            // nothing) the page is one without text, and the bad layer is not indexed.
+            match crate::pdf::ocr::program().map(|p| crate::pdf::ocr::page_lines(p, &page, turns)) {
+                Some(Ok(read)) if !read.is_empty() => {
+                    raw = read;
+                    unreadable_read.push(number);
+                }
+                Some(Err(e)) => {
+                    unreadable_error = e;
+                    unreadable_left.push(number);
+                }
+                _ => unreadable_left.push(number),
+            }
+        } else if raw.is_empty() && !page.objects().is_empty() {
+            // A page with neither text nor graphics is blank (chapter ends in books), not a
+            // scan. One with graphics but no text layer is read by OCR when tesseract is there.
             match crate::pdf::ocr::program().map(|p| crate::pdf::ocr::page_lines(p, &page, turns)) {
                 Some(Ok(read)) if read.is_empty() => pages_without_text.push(number),
                 Some(Ok(read)) => {
@@ -259,6 +284,24 @@ pub(crate) fn extract_pdf(
             ),
         });
     }
+    if !unreadable_left.is_empty() {
+        // Those OCR read are said in the ingest summary (`unreadable_pages`), with no warning:
+        // their text is what is printed. These are pages without text.
+        warnings.push(Warning {
+            page: unreadable_left.first().copied(),
+            message: format!(
+                "{}: {} of {n} pages have a text layer whose characters are not the ones printed (pages {}); it is not indexed, and {}",
+                path.display(),
+                unreadable_left.len(),
+                page_list(&unreadable_left),
+                match crate::pdf::ocr::program() {
+                    None => crate::pdf::ocr::unavailable_hint().to_string(),
+                    Some(_) if unreadable_error.is_empty() => "OCR found no words on them".into(),
+                    Some(_) => format!("OCR failed on them: {unreadable_error}"),
+                }
+            ),
+        });
+    }
     if !pages_without_text.is_empty() {
         warnings.push(Warning {
             page: pages_without_text.first().copied(),
@@ -297,12 +340,20 @@ pub(crate) fn extract_pdf(
             ),
         });
         pages_without_text.extend(ocr_failed);
-        pages_without_text.sort_unstable();
     }
+    pages_without_text.extend(unreadable_left);
+    pages_without_text.sort_unstable();
     Ok(PdfElements {
         title,
         pages,
         pages_without_text,
+        ocr_pages: {
+            let mut all = ocr_pages;
+            all.extend(&unreadable_read);
+            all.sort_unstable();
+            all
+        },
+        unreadable_pages: unreadable_read,
         warnings,
     })
 }
@@ -368,6 +419,16 @@ fn pictures_to_read(
     out.sort_by(|a, b| b.area().total_cmp(&a.area()));
     out.truncate(MAX_PICTURES);
     out
+}
+
+/// A page's text as the lines built from its text layer give it, one line a line.
+fn page_text(lines: &[crate::elements::TextLine]) -> String {
+    let mut text = String::new();
+    for l in lines {
+        text.push_str(&l.text);
+        text.push('\n');
+    }
+    text
 }
 
 /// Page numbers for a message: the first 20, then "...".
