@@ -154,11 +154,19 @@ impl Engine {
         } else {
             (question.trim(), "")
         };
-        let expansions = backend.expand(text, matching)?;
-        let vector = self.embed_expanded(text, &expansions)?;
+        let related = if rewrite {
+            crate::statement_terms::related_terms(text)
+        } else {
+            Vec::new()
+        };
+        let searched = crate::question::searched_text(text, &related);
+        let expansions = backend.expand(&searched, matching)?;
+        let vector = self.embed_expanded(&searched, &expansions)?;
         Ok(SearchedQuestion {
             text,
             dropped,
+            related,
+            searched,
             rewrite,
             expansions,
             vector,

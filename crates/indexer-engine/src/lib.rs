@@ -31,6 +31,7 @@ mod reader;
 mod search;
 mod sink;
 mod snippet;
+pub mod statement_terms;
 mod texts;
 mod view;
 

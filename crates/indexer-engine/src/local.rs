@@ -91,7 +91,7 @@ impl Reader for LocalReader {
         stage: FirstStage,
     ) -> Result<Pool> {
         let set = self.index.candidates(&CandidateQuery {
-            text: question.text,
+            text: &question.searched,
             vector: &question.vector,
             bm25_k: stage.candidates,
             vector_k: stage.candidates,

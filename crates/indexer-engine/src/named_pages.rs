@@ -681,7 +681,7 @@ pub(crate) fn put_named_pages_first(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use PageRef::{Last, Numbers, Place, Roman};
 
@@ -790,7 +790,7 @@ mod tests {
     /// git, PostgreSQL, Kubernetes, LaTeX, HTTP and others (not from a benchmark): none is
     /// rewritten. Each names a page word, an instruction opener or a form word somewhere, so
     /// each is one a looser rule would change.
-    const ORDINARY_QUERIES: &[&str] = &[
+    pub(crate) const ORDINARY_QUERIES: &[&str] = &[
         "Rust. Write a string to a file",
         "What should the cover letter include?",
         "How do I set the page size in LaTeX?",

@@ -18,6 +18,12 @@ pub struct SearchedQuestion<'q> {
     pub text: &'q str,
     /// The instructions left out of `text`; empty when none were.
     pub dropped: &'q str,
+    /// The line items of the financial measures `text` names and the bare years of its
+    /// fiscal-year labels ([`crate::statement_terms::related_terms`]); empty without rewriting.
+    pub related: Vec<String>,
+    /// What the first stage searches: `text`, then `related`. Its expansions and its vector
+    /// are those below.
+    pub searched: std::borrow::Cow<'q, str>,
     /// Whether the question is rewritten: its instructions dropped and the pages it names put
     /// first among its candidates (`SearchRequest::rewrite`).
     pub rewrite: bool,
@@ -33,12 +39,18 @@ pub struct SearchedQuestion<'q> {
 /// with `rewrite` off searches the query as typed.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Rewrite {
-    /// The text retrieval searched, when it is not the query: the query without `dropped`.
+    /// The text retrieval searched, when it is not the query: the query without `dropped`,
+    /// with `related` after it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub searched: Option<String>,
     /// The instructions about the answer left out of the search ("Answer in millions.").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dropped: Option<String>,
+    /// Words added to the search: the line items of a financial measure the query names
+    /// ("return on assets": "net income total assets") and the year of a fiscal-year label
+    /// ("FY2019": "2019").
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub related: Vec<String>,
     /// The pages put first among the candidates, those the phrase names first and then the
     /// places in the file of named numbers that another page shows.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -50,9 +62,11 @@ impl Rewrite {
     /// nothing was.
     pub fn of(question: &SearchedQuestion<'_>, named_pages: Vec<NamedPage>) -> Option<Rewrite> {
         let dropped = !question.dropped.is_empty();
-        (dropped || !named_pages.is_empty()).then(|| Rewrite {
-            searched: dropped.then(|| question.text.to_string()),
+        let related = !question.related.is_empty();
+        (dropped || related || !named_pages.is_empty()).then(|| Rewrite {
+            searched: (dropped || related).then(|| question.searched.to_string()),
             dropped: dropped.then(|| question.dropped.to_string()),
+            related: question.related.clone(),
             named_pages,
         })
     }
@@ -67,6 +81,16 @@ pub struct NamedPage {
     pub page: u32,
     /// The words of the question that name it ("page 12", "the last page", "on the cover").
     pub phrase: String,
+}
+
+/// What the first stage searches of a question's searched part: `text`, then the `related`
+/// words added to it (`SearchedQuestion::searched`).
+pub(crate) fn searched_text<'q>(text: &'q str, related: &[String]) -> std::borrow::Cow<'q, str> {
+    if related.is_empty() {
+        std::borrow::Cow::Borrowed(text)
+    } else {
+        std::borrow::Cow::Owned(format!("{text} {}", related.join(" ")))
+    }
 }
 
 /// Words that open an instruction about the answer (after an optional "please"). An opener
@@ -318,6 +342,39 @@ fn shows_shape(text: &str) -> bool {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// A question read as `read_question` reads it with rewriting on.
+    fn read(question: &str) -> SearchedQuestion<'_> {
+        let (text, dropped) = split_question(question);
+        let related = crate::statement_terms::related_terms(text);
+        let searched = searched_text(text, &related);
+        SearchedQuestion {
+            text,
+            dropped,
+            related,
+            searched,
+            rewrite: true,
+            expansions: Expansions::default(),
+            vector: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_rewrite_shows_the_words_added_and_what_was_searched() {
+        let q = read("What is Amazon's FY2017 return on assets? Answer in percent.");
+        let r = Rewrite::of(&q, Vec::new()).expect("rewritten");
+        assert_eq!(r.dropped.as_deref(), Some("Answer in percent."));
+        assert_eq!(r.related, ["net income total assets", "2017"]);
+        assert_eq!(
+            r.searched.as_deref(),
+            Some("What is Amazon's FY2017 return on assets? net income total assets 2017")
+        );
+        // Nothing added, nothing dropped, no page named: no rewrite to show.
+        assert_eq!(
+            Rewrite::of(&read("How do I list all git branches?"), Vec::new()),
+            None
+        );
+    }
 
     #[test]
     fn drops_answer_instructions_at_the_end() {

@@ -202,7 +202,7 @@ impl Reader for MilvusReader {
     ) -> Result<Pool> {
         // Milvus's BM25 function takes text, not weighted terms: no feedback here.
         let (query, vector, k, fusion) = (
-            question.text,
+            question.searched.as_ref(),
             question.vector.as_slice(),
             stage.candidates,
             stage.fusion,

@@ -1,0 +1,207 @@
+//! The line items a financial measure is computed from, added to what retrieval searches.
+//!
+//! Questions on annual reports name a measure ("return on assets", "capex", "interest
+//! coverage", "FY2019"); the page that answers them is a financial statement, which prints
+//! the line items the measure is computed from ("Net income", "Total assets", "Purchases of
+//! property and equipment") under column heads of bare years ("2019 2018"), and never the
+//! measure's name. The measures and their line items are the textbook definitions, the same
+//! for any company's report; the years are what a fiscal-year label ("FY2019", "fiscal 2019")
+//! prints as in a statement's column heads. Only whole phrases that name a measure count, so
+//! a question about anything else gains nothing: a rewrite a response shows
+//! (`Rewrite::related`) and `rewrite = false` turns off.
+
+/// (phrases that name a measure, as lower-case words; the line items it is computed from).
+const MEASURES: &[(&[&str], &str)] = &[
+    (
+        &["capex", "capital expenditure", "capital expenditures"],
+        "purchases of property and equipment capital expenditures investing activities",
+    ),
+    (
+        &[
+            "operating cash flow",
+            "cash flow from operations",
+            "cash from operations",
+            "free cash flow",
+        ],
+        "net cash provided by operating activities purchases of property and equipment",
+    ),
+    (
+        &["return on assets", "return on asset", "roa"],
+        "net income total assets",
+    ),
+    (
+        &[
+            "return on equity",
+            "return on shareholders equity",
+            "return on stockholders equity",
+            "roe",
+        ],
+        "net income total stockholders equity",
+    ),
+    (
+        &["current ratio", "quick ratio", "working capital"],
+        "total current assets total current liabilities",
+    ),
+    (
+        &["debt to equity", "debt-to-equity", "debt equity ratio"],
+        "long-term debt total stockholders equity",
+    ),
+    (&["inventory turnover"], "cost of sales inventories"),
+    (
+        &["days payable outstanding", "payables turnover", "dpo"],
+        "accounts payable cost of sales",
+    ),
+    (
+        &[
+            "days sales outstanding",
+            "receivables turnover",
+            "receivable turnover",
+            "dso",
+        ],
+        "accounts receivable revenue",
+    ),
+    (
+        &["asset turnover", "fixed asset turnover"],
+        "revenue net sales total assets property and equipment",
+    ),
+    (
+        &["gross margin", "gross profit margin"],
+        "gross profit revenue cost of revenue",
+    ),
+    (
+        &["operating margin", "operating profit margin"],
+        "operating income revenue",
+    ),
+    (
+        &["net margin", "net profit margin", "profit margin"],
+        "net income revenue",
+    ),
+    (&["ebitda"], "operating income depreciation amortization"),
+    (
+        &["interest coverage", "times interest earned"],
+        "operating income interest expense",
+    ),
+    (
+        &["effective tax rate"],
+        "provision for income taxes income before income taxes",
+    ),
+    (&["payout ratio", "dividend payout"], "dividends net income"),
+    (
+        &["cash flow to debt", "cash flow to total debt"],
+        "net cash provided by operating activities long-term debt",
+    ),
+];
+
+/// Lower-case words of `text` (letters, digits, `-`), in order.
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '-'))
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Whether `words` holds `phrase` (lower-case words separated by spaces) as consecutive words.
+fn holds(words: &[String], phrase: &str) -> bool {
+    let p: Vec<&str> = phrase.split(' ').collect();
+    words
+        .windows(p.len())
+        .any(|w| w.iter().zip(&p).all(|(a, b)| a == b))
+}
+
+/// The year a fiscal-year label names: `fy2019`, `fy19` is not read (two digits name no
+/// column head), `f2019` (a common slip).
+fn fiscal_year(word: &str) -> Option<&str> {
+    let digits = word.strip_prefix("fy").or_else(|| word.strip_prefix('f'))?;
+    (digits.len() == 4
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && digits.starts_with(['1', '2']))
+    .then_some(digits)
+}
+
+/// The words added to what retrieval searches for `question`: the line items of each measure
+/// it names, and the bare year of each fiscal-year label (`FY2019` → `2019`, also after
+/// "fiscal year" or "FY" as a word) that the question does not already hold. Empty for a
+/// question that names none.
+pub fn related_terms(question: &str) -> Vec<String> {
+    let w = words(question);
+    let mut out: Vec<String> = Vec::new();
+    for (phrases, items) in MEASURES {
+        if phrases.iter().any(|p| holds(&w, p)) && !out.iter().any(|o| o == items) {
+            out.push((*items).to_string());
+        }
+    }
+    for (i, word) in w.iter().enumerate() {
+        let year = fiscal_year(word).or_else(|| {
+            let label = matches!(word.as_str(), "fy" | "fiscal")
+                || (word == "year" && i > 0 && w[i - 1] == "fiscal");
+            let next = w.get(i + 1)?;
+            (label && next.len() == 4 && next.bytes().all(|b| b.is_ascii_digit()))
+                .then_some(next.as_str())
+        });
+        if let Some(y) = year
+            && !w.iter().any(|x| x == y)
+            && !out.iter().any(|o| o == y)
+        {
+            out.push(y.to_string());
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn measures_bring_their_line_items() {
+        let t = related_terms("what is Amazon's FY2017 return on asset ? round your answer");
+        assert_eq!(t, ["net income total assets", "2017"]);
+        let t = related_terms("What was the FY2019 capital expenditure of Activision Blizzard?");
+        assert_eq!(
+            t,
+            [
+                "purchases of property and equipment capital expenditures investing activities",
+                "2019"
+            ]
+        );
+        assert_eq!(
+            related_terms("What is Cash Flow to Total Debt Ratio for ADBE In FY2015?"),
+            [
+                "net cash provided by operating activities long-term debt",
+                "2015"
+            ]
+        );
+        assert_eq!(
+            related_terms("What is the interest coverage ratio in F2019?"),
+            ["operating income interest expense", "2019"]
+        );
+        // A year already written bare, and one measure named twice, are added once.
+        assert_eq!(
+            related_terms("ROE and return on equity in fiscal year 2019"),
+            ["net income total stockholders equity"]
+        );
+    }
+
+    #[test]
+    fn other_questions_gain_nothing() {
+        for q in [
+            "Rust. Write a string to a file",
+            "What should the cover letter include?",
+            "How do I compute a running margin in CSS?",
+            "Which cash register models are supported?",
+            "What is the return value of read_to_string?",
+            "How many asset files does the build copy?",
+            "What does fy mean in this table?",
+            "Set the roam profile for the wifi card",
+            "Which equity research firms are cited in 2019?",
+            "ffff1234 is an address",
+            "",
+        ] {
+            assert!(related_terms(q).is_empty(), "{q}: {:?}", related_terms(q));
+        }
+        // The ordinary docs-site queries that every rewrite must leave alone.
+        for q in crate::named_pages::tests::ORDINARY_QUERIES {
+            assert!(related_terms(q).is_empty(), "{q}: {:?}", related_terms(q));
+        }
+    }
+}
