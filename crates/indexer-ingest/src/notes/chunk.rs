@@ -268,11 +268,21 @@ pub(crate) fn chunk(
         if end >= units.len() {
             break;
         }
-        // Overlap: the next chunk repeats the last units of this one that fit in `overlap`.
+        // Overlap: the next chunk repeats the last units of this one that fit in `overlap`,
+        // and only as many as leave room for the unit this chunk could not take: a chunk
+        // always adds text, it is never the overlap alone (a suffix of the chunk before).
         let mut next = end;
         let mut carried = 0;
-        while next > start + 1 && carried + units[next - 1].len <= m.overlap() {
-            carried += units[next - 1].len;
+        // The length the next chunk would have from `next` through `units[end]`, joins included.
+        let mut span = units[end].len;
+        while next > start + 1 {
+            let u = &units[next - 1];
+            let with = span + m.join(u.para == units[next].para) + u.len;
+            if carried + u.len > m.overlap() || with > max {
+                break;
+            }
+            carried += u.len;
+            span = with;
             next -= 1;
         }
         if units[end].section_start || units[end].page_start {
@@ -383,6 +393,91 @@ mod tests {
         for p in &paras {
             for s in sentences(p) {
                 assert!(chunks.iter().any(|c| c.text.contains(s)));
+            }
+        }
+    }
+
+    /// A 10-K's list of officers: short lines, then a paragraph that fills a chunk alone.
+    /// The overlap carried from the list must not become chunks of their own (the build
+    /// before made "53 Chief Legal Officer ... Robert A. Kotick ..." and then "Robert A.
+    /// Kotick ..." before the paragraph: notes that are suffixes of the note before).
+    #[test]
+    fn overlap_never_makes_a_chunk_of_its_own() {
+        let mut texts: Vec<String> = (0..12)
+            .map(|i| format!("{} Officer number {i} of the company", 40 + i))
+            .collect();
+        texts.push(
+            (0..46)
+                .map(|w| format!("w{w}"))
+                .collect::<Vec<_>>()
+                .join(" "),
+        );
+        let chunking = Chunking::Tokens {
+            max: 50,
+            overlap: 8,
+        };
+        let chunks = chunk(&inputs(&texts), chunking, &WordCounter);
+        assert_eq!(chunks.len(), 3, "{chunks:#?}");
+        // The paragraph of 46 words leaves room for no line of 7 words before it.
+        assert_eq!(chunks[2].text, texts[12]);
+        for w in chunks.windows(2) {
+            assert!(!w[0].text.ends_with(&w[1].text), "{w:#?}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Whatever the paragraph and sentence lengths: every chunk fits (or is one unit that
+        /// cannot be cut), every chunk reaches further than the one before (none is a suffix
+        /// of another: the overlap alone is never a chunk), and no sentence is lost.
+        #[test]
+        fn chunks_always_advance(
+            paras in proptest::collection::vec(
+                (proptest::collection::vec(1usize..30, 1..6), proptest::bool::ANY, proptest::bool::ANY),
+                1..40,
+            ),
+            max in 10usize..80,
+            overlap in 0usize..20,
+        ) {
+            let texts: Vec<String> = paras
+                .iter()
+                .enumerate()
+                .map(|(p, (sents, _, _))| {
+                    sents
+                        .iter()
+                        .enumerate()
+                        .map(|(s, &n)| {
+                            let mut words: Vec<String> = (0..n).map(|w| format!("p{p}s{s}w{w}")).collect();
+                            words[0] = format!("P{p}s{s}");
+                            words.join(" ") + "."
+                        })
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .collect();
+            let inputs: Vec<ChunkInput> = texts
+                .iter()
+                .zip(&paras)
+                .map(|(t, (_, section_start, page_start))| ChunkInput {
+                    text: t,
+                    section_start: *section_start,
+                    page_start: *page_start,
+                })
+                .collect();
+            let chunks = chunk(&inputs, Chunking::Tokens { max, overlap }, &WordCounter);
+            for c in &chunks {
+                proptest::prop_assert!(WordCounter.count_tokens(&c.text) <= max, "{}", c.text);
+            }
+            for w in chunks.windows(2) {
+                proptest::prop_assert!(!w[0].text.ends_with(&w[1].text), "{:#?}", w);
+                proptest::prop_assert!(w[1].last_para >= w[0].last_para);
+            }
+            for t in &texts {
+                for s in sentences(t) {
+                    for run in s.split_whitespace().collect::<Vec<_>>().chunks(max) {
+                        let run = run.join(" ");
+                        proptest::prop_assert!(chunks.iter().any(|c| c.text.contains(&run)), "{run}");
+                    }
+                }
             }
         }
     }
