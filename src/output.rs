@@ -106,25 +106,18 @@ pub fn pages_text(out: &mut dyn Write, r: &PageResponse, color: bool) -> Result<
 }
 
 /// What the search changed of the query, a line each, so that a person sees it: the text it
-/// searched (and what it left out), the pages it put first (and the words that named them).
+/// searched (and what it left out or added), the pages it put first (and the words that named them).
 /// Nothing when it searched the query as typed (`--no-rewrite` always does).
 fn rewrite(out: &mut dyn Write, r: Option<&Rewrite>, color: bool) -> Result<()> {
     let (_, _, dim, reset) = styles(color);
     let Some(r) = r else {
         return Ok(());
     };
-    if let (Some(searched), Some(dropped)) = (&r.searched, &r.dropped) {
-        writeln!(
-            out,
-            "{dim}searched as: {searched:?} (left out: {dropped:?}){reset}"
-        )?;
+    if let (Some(searched), Some(changed)) = (&r.searched, r.changed_words()) {
+        writeln!(out, "{dim}searched as: {searched:?} ({changed}){reset}")?;
     }
     if !r.named_pages.is_empty() {
-        let pages: Vec<String> = r
-            .named_pages
-            .iter()
-            .map(|p| format!("{} p.{} ({:?})", p.doc, p.page, p.phrase))
-            .collect();
+        let pages: Vec<String> = r.named_pages.iter().map(|p| p.to_string()).collect();
         writeln!(
             out,
             "{dim}pages named, put first: {}{reset}",

@@ -144,6 +144,34 @@ fn printed_page_numbers_and_pages_named_in_questions() {
         )),
         "{text}"
     );
+    // Words the search added (a measure's line items, a fiscal year's bare year) are shown as
+    // well, in the JSON and in the text, when nothing was left out.
+    let capex = "What was the FY2019 capital expenditure?";
+    let added =
+        "purchases of property and equipment capital expenditures investing activities 2019";
+    let r = query_json(dir, THESIS, capex, &[]);
+    assert_eq!(
+        r["rewrite"],
+        serde_json::json!({
+            "searched": format!("{capex} {added}"),
+            "related": [
+                "purchases of property and equipment capital expenditures investing activities",
+                "2019",
+            ],
+        }),
+        "{r}"
+    );
+    let o = indexer(dir, &["query", capex, "--doc", THESIS, "--budget", "1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains(&format!(
+            "searched as: \"{capex} {added}\" (added: \"{added}\")"
+        )),
+        "{text}"
+    );
+    let r = query_json(dir, THESIS, capex, &["--no-rewrite"]);
+    assert!(r.get("rewrite").is_none(), "{r}");
     // --no-rewrite searches the question as typed and puts no page first.
     for question in ["What is on page 12?", q] {
         let r = query_json(dir, THESIS, question, &["--no-rewrite"]);

@@ -70,6 +70,20 @@ impl Rewrite {
             named_pages,
         })
     }
+
+    /// What the search changed of the query's words, for a person to read: `left out: "…"`
+    /// for the instructions it dropped, `added: "…"` for the words it added, joined by "; ".
+    /// `None` when it searched the query's own words (it only put named pages first).
+    pub fn changed_words(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        if let Some(dropped) = &self.dropped {
+            parts.push(format!("left out: {dropped:?}"));
+        }
+        if !self.related.is_empty() {
+            parts.push(format!("added: {:?}", self.related.join(" ")));
+        }
+        (!parts.is_empty()).then(|| parts.join("; "))
+    }
 }
 
 /// A page put first because the question names it.
@@ -81,6 +95,13 @@ pub struct NamedPage {
     pub page: u32,
     /// The words of the question that name it ("page 12", "the last page", "on the cover").
     pub phrase: String,
+}
+
+/// `doc p.N ("phrase")`: how a person reads a named page in text output.
+impl std::fmt::Display for NamedPage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} p.{} ({:?})", self.doc, self.page, self.phrase)
+    }
 }
 
 /// What the first stage searches of a question's searched part: `text`, then the `related`
@@ -369,6 +390,21 @@ mod tests {
             r.searched.as_deref(),
             Some("What is Amazon's FY2017 return on assets? net income total assets 2017")
         );
+        assert_eq!(
+            r.changed_words().as_deref(),
+            Some(r#"left out: "Answer in percent."; added: "net income total assets 2017""#)
+        );
+        // Only words added, or only a page put first: the text says just that.
+        let added = Rewrite::of(&read("What was the FY2019 net revenue?"), Vec::new()).unwrap();
+        assert_eq!(added.changed_words().as_deref(), Some(r#"added: "2019""#));
+        let page = NamedPage {
+            doc: "docs/a.pdf".into(),
+            page: 12,
+            phrase: "page 12".into(),
+        };
+        assert_eq!(page.to_string(), r#"docs/a.pdf p.12 ("page 12")"#);
+        let named = Rewrite::of(&read("What is on page 12?"), vec![page]).unwrap();
+        assert_eq!(named.changed_words(), None);
         // Nothing added, nothing dropped, no page named: no rewrite to show.
         assert_eq!(
             Rewrite::of(&read("How do I list all git branches?"), Vec::new()),

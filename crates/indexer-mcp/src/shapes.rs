@@ -96,15 +96,11 @@ fn rewrite_text(out: &mut String, r: Option<&Rewrite>) {
     let Some(r) = r else {
         return;
     };
-    if let (Some(searched), Some(dropped)) = (&r.searched, &r.dropped) {
-        let _ = writeln!(out, "Searched as {searched:?} (left out: {dropped:?}).");
+    if let (Some(searched), Some(changed)) = (&r.searched, r.changed_words()) {
+        let _ = writeln!(out, "Searched as {searched:?} ({changed}).");
     }
     if !r.named_pages.is_empty() {
-        let pages: Vec<String> = r
-            .named_pages
-            .iter()
-            .map(|p| format!("{} p.{} ({:?})", p.doc, p.page, p.phrase))
-            .collect();
+        let pages: Vec<String> = r.named_pages.iter().map(|p| p.to_string()).collect();
         let _ = writeln!(
             out,
             "Pages the query names, put first: {}.",
@@ -152,6 +148,11 @@ pub fn search_schema() -> Value {
                 "properties": {
                     "searched": {"type": "string", "description": "the text searched: the query without its closing instructions about the answer"},
                     "dropped": {"type": "string", "description": "the instructions left out"},
+                    "related": {
+                        "type": "array",
+                        "description": "words added to the search: the line items of a financial measure the query names, the year of a fiscal-year label",
+                        "items": {"type": "string"},
+                    },
                     "named_pages": {
                         "type": "array",
                         "description": "the pages put first because the query names them",

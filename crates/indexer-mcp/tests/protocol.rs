@@ -268,6 +268,21 @@ fn search_says_what_it_rewrote_and_rewrite_false_searches_as_typed() {
     assert_eq!(r["isError"], false, "{r}");
     assert!(r["structuredContent"].get("rewrite").is_none(), "{r}");
     assert!(!text(&r).contains("Searched as"), "{}", text(&r));
+    // Words added to the search are said as well, when nothing was left out.
+    let r = tool(
+        "search",
+        json!({"query": "What was the FY2019 net revenue?", "docs": ["paper.pdf"]}),
+    );
+    assert_eq!(r["isError"], false, "{r}");
+    let rewrite = &r["structuredContent"]["rewrite"];
+    assert_eq!(rewrite["related"], json!(["2019"]), "{r}");
+    assert!(rewrite.get("dropped").is_none(), "{r}");
+    assert!(
+        text(&r)
+            .contains("Searched as \"What was the FY2019 net revenue? 2019\" (added: \"2019\")."),
+        "{}",
+        text(&r)
+    );
     let r = tool("search", json!({"query": "tiles", "rewrite": "no"}));
     assert_eq!(r["isError"], true);
     assert!(text(&r).starts_with("error bad_boolean"), "{}", text(&r));

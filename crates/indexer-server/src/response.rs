@@ -199,7 +199,7 @@ pub(crate) enum SearchAnswer {
 pub(crate) struct Search {
     pub query: String,
     /// What was searched, when it is not the query as typed (`searched`, `dropped`,
-    /// `named_pages`); absent when nothing was rewritten.
+    /// `related`, `named_pages`); absent when nothing was rewritten.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rewrite: Option<Rewrite>,
     /// The selector's name (`fused-cap`, `fused`, `cds-hybrid`, ...).
