@@ -80,8 +80,9 @@ impl Default for IngestOptions {
 /// stored no revision (read as 1). 2: every page with text starts a note, and notes know the
 /// number printed on their page. 3: a page whose text layer is unreadable is read by OCR.
 /// 4: the overlap a chunk carries over is never a note of its own (no note is the end of the
-/// note before).
-pub const NOTES_REVISION: u32 = 4;
+/// note before). 5: a page of numbers (a statement) gets a note of its words without the
+/// amounts (`notes/number_pages.rs`).
+pub const NOTES_REVISION: u32 = 5;
 
 impl IngestOptions {
     /// What a file's notes were made with, as a short string: the [`NOTES_REVISION`], then

@@ -5,6 +5,7 @@ use crate::elements::CELL_SEPARATOR;
 use crate::labels::label_number;
 use crate::notes::chunk::sentences;
 use crate::notes::chunk::{self, ChunkInput};
+use crate::notes::number_pages;
 use crate::options::{Chunking, IngestOptions};
 use indexer_notes::{BBox, Link, LinkKind, Note, NoteKind, TokenCounter, note_id};
 use std::collections::{HashMap, HashSet};
@@ -175,6 +176,7 @@ pub(crate) fn build_notes(
         &note_figure,
         first_figure,
     );
+    notes.extend(number_page_notes(doc, paras, chunks.len()));
     for n in &mut notes {
         let source = match (&n.kind, &n.caption) {
             (NoteKind::Text, _) | (_, None) => n.text.as_str(),
@@ -183,6 +185,44 @@ pub(crate) fn build_notes(
         n.summary = summary(source);
     }
     add_keywords(&mut notes);
+    notes
+}
+
+/// A text note for each page of numbers (a statement, a table without rules): its words
+/// without the amounts ([`number_pages::page_words`]), on the page's boxes, with the section
+/// of its first paragraph. Numbered after the `chunks` text notes, without links.
+fn number_page_notes(doc: &str, paras: &[Para], chunks: usize) -> Vec<Note> {
+    let mut pages: std::collections::BTreeMap<u32, Vec<&Para>> = Default::default();
+    for p in paras {
+        if let Some(page) = p.page {
+            pages.entry(page).or_default().push(p);
+        }
+    }
+    let mut notes = Vec::new();
+    for (page, on_page) in pages {
+        let words: Vec<&str> = on_page
+            .iter()
+            .flat_map(|p| p.text.split_whitespace())
+            .collect();
+        let Some(text) = number_pages::page_words(&words) else {
+            continue;
+        };
+        let mut note = Note::new(
+            note_id(doc, NoteKind::Text, chunks + notes.len()),
+            doc,
+            NoteKind::Text,
+            text,
+        );
+        note.page = Some(page);
+        note.section = on_page[0].section.clone();
+        note.anchor = on_page[0].anchor.clone();
+        for (pg, b) in on_page.iter().flat_map(|p| &p.boxes) {
+            if *pg == page {
+                merge_box(&mut note.bbox, *b);
+            }
+        }
+        notes.push(note);
+    }
     notes
 }
 
@@ -571,6 +611,103 @@ mod tests {
         assert_eq!(label_number("A.2"), Some("a.2".into()));
         assert_eq!(label_number("B1."), Some("b1".into()));
         assert_eq!(label_number("provides"), None);
+    }
+
+    #[test]
+    fn a_page_of_numbers_gets_a_note_of_its_words_and_other_pages_none() {
+        let para = |page: u32, text: String| Para {
+            text,
+            page: Some(page),
+            boxes: vec![(page, BBox::new(50.0, 600.0, 500.0, 700.0))],
+            section: vec!["Item 8. Financial Statements".into()],
+            anchor: None,
+            heading: false,
+        };
+        let items = [
+            "Cash",
+            "Securities",
+            "Inventories",
+            "Receivables",
+            "Goodwill",
+            "Equipment",
+            "Payables",
+            "Accruals",
+            "Unearned",
+            "Debt",
+            "Leases",
+            "Equity",
+        ];
+        let rows: Vec<String> = items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| {
+                format!(
+                    "{item} .......... $ {},{:03} $ {},{:03}",
+                    10 + i,
+                    7 * i,
+                    20 + i,
+                    3 * i
+                )
+            })
+            .collect();
+        let paras = vec![
+            para(
+                1,
+                "The statements below were audited. Revenue grew 12% in 2017.".into(),
+            ),
+            para(
+                2,
+                "CONSOLIDATED BALANCE SHEETS (in millions) 2016 2017".into(),
+            ),
+            para(2, rows.join(" ")),
+            para(
+                3,
+                "Notes to the statements follow on this page, in prose.".into(),
+            ),
+        ];
+        let opts = IngestOptions::default();
+        let notes = build_notes("r.pdf", &paras, &[], &opts, &WordCounter);
+        let chunks = notes
+            .iter()
+            .filter(|n| n.text.contains("audited") || n.text.contains("Notes to"))
+            .count();
+        let extra: Vec<&Note> = notes
+            .iter()
+            .filter(|n| n.text.starts_with("CONSOLIDATED") && !n.text.contains("10,000"))
+            .collect();
+        assert_eq!(extra.len(), 1, "{notes:#?}");
+        let n = extra[0];
+        assert_eq!(n.kind, NoteKind::Text);
+        assert_eq!(n.page, Some(2));
+        assert!(!n.bbox.is_empty());
+        assert_eq!(n.section, ["Item 8. Financial Statements"]);
+        assert_eq!(
+            n.text,
+            format!(
+                "CONSOLIDATED BALANCE SHEETS (in millions) 2016 2017 {}",
+                items.join(" ")
+            )
+        );
+        // Its id follows the chunks' (they keep theirs); its summary and keywords are made as
+        // every note's.
+        let text_notes = notes.iter().filter(|n| n.kind == NoteKind::Text).count();
+        assert_eq!(n.id, format!("r.pdf#t{}", text_notes - 1));
+        assert!(!n.summary.is_empty());
+        let lower = n.text.to_lowercase();
+        assert!(!n.keywords.is_empty());
+        assert!(
+            n.keywords.iter().all(|k| lower.contains(k.as_str())),
+            "{:?}",
+            n.keywords
+        );
+        // The page's rows are still chunks of their own, and pages 1 and 3 got no extra note.
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.page == Some(2) && n.text.contains("$ 10,000"))
+        );
+        assert_eq!(chunks, 2);
+        assert_eq!(notes.iter().filter(|n| n.page != Some(2)).count(), 2);
     }
 
     #[test]
