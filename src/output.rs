@@ -169,8 +169,9 @@ pub fn markdown(out: &mut dyn Write, r: &SearchResponse) -> Result<()> {
             writeln!(out, "![{} {}]({})", kind, h.rank, p.display())?;
             writeln!(out)?;
         }
-        // The caption is above; the body is what follows it.
-        let body = indexer_engine::snippet_source(&n.text, n.caption.as_deref());
+        // The caption is above; the body is what follows it (a page of numbers with its
+        // amounts, `Note::reader_text`).
+        let body = indexer_engine::snippet_source(n.reader_text(), n.caption.as_deref());
         for line in body.lines() {
             writeln!(out, "> {line}")?;
         }

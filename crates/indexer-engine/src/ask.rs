@@ -67,7 +67,8 @@ pub struct AskResponse {
     pub timings: AskTimings,
 }
 
-/// The evidence of a search as the model reads it: number = rank.
+/// The evidence of a search as the model reads it: number = rank, each note's
+/// [`reader_text`](indexer_notes::Note::reader_text) (a page of numbers with its amounts).
 pub fn evidence_of(hits: &[Hit]) -> Vec<Evidence> {
     hits.iter()
         .map(|h| Evidence {
@@ -77,7 +78,7 @@ pub fn evidence_of(hits: &[Hit]) -> Vec<Evidence> {
             kind: h.note.kind.as_str().to_string(),
             caption: h.note.caption.clone(),
             section: h.note.section.clone(),
-            text: h.note.text.clone(),
+            text: h.note.reader_text().to_string(),
             image: h.image_path.clone(),
         })
         .collect()
@@ -170,4 +171,52 @@ pub fn answer(
             total_ms: search.timings.total_ms + answer_ms,
         },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::snippet::Snippet;
+    use indexer_notes::{Note, NoteKind};
+
+    fn hit(rank: usize, note: Note) -> Hit {
+        Hit {
+            rank,
+            score: 1.0,
+            cosine: 0.5,
+            bm25_rank: None,
+            vector_rank: None,
+            snippet: Snippet {
+                text: String::new(),
+                highlights: Vec::new(),
+            },
+            image_path: None,
+            note,
+        }
+    }
+
+    #[test]
+    fn a_page_of_numbers_is_read_with_its_amounts_and_other_notes_as_they_are() {
+        let mut page = Note::new(
+            "r.pdf#t9",
+            "r.pdf",
+            NoteKind::Text,
+            "BALANCE SHEETS 2016 2017 Cash",
+        );
+        page.context = Some("BALANCE SHEETS 2016 2017 Cash $ 10 $ 20".into());
+        let chunk = Note::new("r.pdf#t1", "r.pdf", NoteKind::Text, "Revenue grew.");
+        let mut figure = Note::new("r.pdf#f0", "r.pdf", NoteKind::Figure, "Figure 1: Sales");
+        figure.context = Some("words around the figure".into());
+        let ev = evidence_of(&[hit(1, page), hit(2, chunk), hit(3, figure)]);
+        let texts: Vec<&str> = ev.iter().map(|e| e.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "BALANCE SHEETS 2016 2017 Cash $ 10 $ 20",
+                "Revenue grew.",
+                "Figure 1: Sales"
+            ]
+        );
+        assert_eq!(ev.iter().map(|e| e.n).collect::<Vec<_>>(), [1, 2, 3]);
+    }
 }

@@ -162,7 +162,9 @@ pub struct Note {
     /// The caption of a figure or table.
     #[serde(default)]
     pub caption: Option<String>,
-    /// About +-1000 words of running text around a figure or table.
+    /// About +-1000 words of running text around a figure or table. For the text note of a
+    /// page of numbers (a statement), whose `text` leaves the amounts out: the page's text
+    /// with them, which a reader is given in place of `text`. Neither searched nor embedded.
     #[serde(default)]
     pub context: Option<String>,
     /// A short extractive summary.
@@ -188,6 +190,16 @@ pub struct Note {
 }
 
 impl Note {
+    /// What a reader (a model answering from the evidence, an evidence pack) reads of the
+    /// note: the `context` of a text note that has one (the note of a page of numbers: the
+    /// page with its amounts), else `text`.
+    pub fn reader_text(&self) -> &str {
+        match (&self.kind, &self.context) {
+            (NoteKind::Text, Some(page)) => page,
+            _ => &self.text,
+        }
+    }
+
     /// A note with the required fields set and everything else empty.
     pub fn new(
         id: impl Into<String>,

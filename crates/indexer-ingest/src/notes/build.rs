@@ -190,7 +190,8 @@ pub(crate) fn build_notes(
 
 /// A text note for each page of numbers (a statement, a table without rules): its words
 /// without the amounts ([`number_pages::page_words`]), on the page's boxes, with the section
-/// of its first paragraph. Numbered after the `chunks` text notes, without links.
+/// of its first paragraph, the page with its amounts as its `context` (what a reader reads,
+/// [`number_pages::page_text`]). Numbered after the `chunks` text notes, without links.
 fn number_page_notes(doc: &str, paras: &[Para], chunks: usize) -> Vec<Note> {
     let mut pages: std::collections::BTreeMap<u32, Vec<&Para>> = Default::default();
     for p in paras {
@@ -214,6 +215,7 @@ fn number_page_notes(doc: &str, paras: &[Para], chunks: usize) -> Vec<Note> {
             text,
         );
         note.page = Some(page);
+        note.context = Some(number_pages::page_text(&words));
         note.section = on_page[0].section.clone();
         note.anchor = on_page[0].anchor.clone();
         for (pg, b) in on_page.iter().flat_map(|p| &p.boxes) {
@@ -681,6 +683,15 @@ mod tests {
         assert_eq!(n.page, Some(2));
         assert!(!n.bbox.is_empty());
         assert_eq!(n.section, ["Item 8. Financial Statements"]);
+        // A reader gets the page with its amounts, without the leaders.
+        let page = n.context.as_deref().unwrap();
+        assert!(
+            page.starts_with(
+                "CONSOLIDATED BALANCE SHEETS (in millions) 2016 2017 Cash $ 10,000 $ 20,000 Securities $ 11,007"
+            ),
+            "{page}"
+        );
+        assert!(!page.contains(".."), "{page}");
         assert_eq!(
             n.text,
             format!(

@@ -62,6 +62,24 @@ pub(crate) fn page_words(words: &[&str]) -> Option<String> {
     has_words.then(|| kept.join(" "))
 }
 
+/// The page as a reader reads it: every word and amount in order, without the dot leaders
+/// (`Total assets.........` is `Total assets`). The note of a page of numbers keeps it as its
+/// `context`, which `indexer ask` gives the model in place of the note's words.
+pub(crate) fn page_text(words: &[&str]) -> String {
+    words
+        .iter()
+        .map(|w| {
+            if w.ends_with("..") || w.ends_with('…') {
+                w.trim_end_matches(['.', '…'])
+            } else {
+                w
+            }
+        })
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -98,6 +116,21 @@ mod tests {
         for gone in ["19,334", "$", "....", "(1,837)", "—", "37"] {
             assert!(!words(&got).contains(&gone), "{gone} in {got}");
         }
+    }
+
+    #[test]
+    fn a_reader_gets_the_page_with_its_amounts_and_without_leaders() {
+        let got = page_text(&words(BALANCE_SHEET));
+        assert!(
+            got.contains("Cash and cash equivalents $ 19,334 $ 20,522 Marketable securities 6,647"),
+            "{got}"
+        );
+        assert!(got.contains("Total assets $ 83,402 $ 131,310"), "{got}");
+        assert!(!got.contains(".."), "{got}");
+        assert_eq!(
+            page_text(&words("Goodwill......... 3,784 … 1.5")),
+            "Goodwill 3,784 1.5"
+        );
     }
 
     #[test]
