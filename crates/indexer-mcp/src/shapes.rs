@@ -381,7 +381,7 @@ pub fn note_schema() -> Value {
             "section": {"type": "array", "items": {"type": "string"}},
             "caption": {"type": "string"},
             "text": {"type": "string"},
-            "context": {"type": "string", "description": "the running text around a figure or table"},
+            "context": {"type": "string", "description": "the running text around a figure or table; for the text note of a page of numbers (a statement), the page with the amounts its text leaves out"},
             "summary": {"type": "string"},
             "keywords": {"type": "array", "items": {"type": "string"}},
             "links": {

@@ -154,7 +154,8 @@ pub struct Note {
     pub kind: String,
     pub text: String,
     pub caption: Option<String>,
-    /// The running text around a figure or table.
+    /// The running text around a figure or table; for the text note of a page of numbers (a
+    /// statement), the page with the amounts its text leaves out.
     pub context: Option<String>,
     pub summary: String,
     pub keywords: Vec<String>,
