@@ -77,6 +77,9 @@ impl Reporter {
                 self.log(&format!(
                     "found {files} files: {to_parse} to parse, {unchanged} unchanged, {to_remove} to remove, {skipped} skipped"
                 ));
+                if let Some(why) = e.parsed_again() {
+                    self.log(&why);
+                }
             }
             IngestEvent::FileStarted { doc, pages } => {
                 if let Some(b) = &self.bars {

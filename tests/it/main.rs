@@ -665,6 +665,31 @@ fn other_parse_settings_parse_unchanged_files_again() {
     std::fs::write(&manifest, serde_json::to_vec_pretty(&m).unwrap()).unwrap();
     assert_eq!(run(&[]), (0, 1, 0));
     assert_eq!(run(&[]), (0, 0, 1));
+    // The progress says why an unchanged file is parsed again, and with what (the settings
+    // the manifest records).
+    let parsed_with = || {
+        let m: Value = serde_json::from_slice(&std::fs::read(&manifest).unwrap()).unwrap();
+        let doc = m["documents"].as_object().unwrap().values().next().unwrap();
+        doc["parse"].as_str().unwrap().to_string()
+    };
+    let before = parsed_with();
+    assert!(before.starts_with("notes="), "{before}");
+    let o = indexer(t.path(), &["ingest", "corpus", "--paper-chunks"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let now = parsed_with();
+    assert!(
+        now.ends_with("chunks=3000/300chars") && now != before,
+        "{now}"
+    );
+    let err = stderr(&o);
+    assert!(
+        err.contains(&format!(
+            "1 unchanged file is parsed again: parsed before with {before:?}, now with {now:?}"
+        )),
+        "{err}"
+    );
+    let o = indexer(t.path(), &["ingest", "corpus", "--paper-chunks"]);
+    assert!(!stderr(&o).contains("parsed again"), "{}", stderr(&o));
 }
 
 /// Found when tried as a new user would: a folder ingested by its absolute path has absolute

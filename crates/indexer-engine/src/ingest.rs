@@ -65,6 +65,14 @@ pub enum IngestEvent {
         to_remove: usize,
         skipped: usize,
         pages_hint: u64,
+        /// Files among `to_parse` that are unchanged but were parsed with other settings or
+        /// an older parser (`IngestOptions::parse_settings`), parsed again for that.
+        other_settings: usize,
+        /// The settings those files were parsed with, each once ("" when none were recorded:
+        /// an index made before they were).
+        settings_before: Vec<String>,
+        /// The settings this ingest parses with.
+        settings: String,
     },
     /// A worker started a file.
     FileStarted { doc: String, pages: u32 },
@@ -78,6 +86,45 @@ pub enum IngestEvent {
     Committed { generation: u64, files: usize },
     /// A non-fatal problem in a file (pages without text, for example).
     Warning { doc: String, message: String },
+}
+
+impl IngestEvent {
+    /// For `Scanned` with unchanged files to parse again, why: the settings they were parsed
+    /// with and those of this run, so that a person sees that an index made with other
+    /// options (`--aligned-tables`, another chunking) or by an older parser is being rebuilt.
+    pub fn parsed_again(&self) -> Option<String> {
+        let IngestEvent::Scanned {
+            other_settings,
+            settings_before,
+            settings,
+            ..
+        } = self
+        else {
+            return None;
+        };
+        if *other_settings == 0 {
+            return None;
+        }
+        let before: Vec<String> = settings_before
+            .iter()
+            .map(|b| {
+                if b.is_empty() {
+                    "none recorded (an older parser)".to_string()
+                } else {
+                    format!("{b:?}")
+                }
+            })
+            .collect();
+        let noun = if *other_settings == 1 {
+            "file is"
+        } else {
+            "files are"
+        };
+        Some(format!(
+            "{other_settings} unchanged {noun} parsed again: parsed before with {}, now with {settings:?}",
+            before.join(" and ")
+        ))
+    }
 }
 
 /// A file that failed, with the reason.
@@ -314,6 +361,8 @@ pub fn ingest(
     // fixed since); a failure is cheap to repeat and must keep being reported.
     let failed_before = writer.failed_before();
     let mut todo: Vec<(Found, String, bool)> = Vec::new(); // (file, hash, is_update)
+    let mut other_settings = 0;
+    let mut settings_before = BTreeSet::new();
     let mut failed_hashing = Vec::new();
     for f in &found {
         match hash_file(&f.path) {
@@ -325,7 +374,14 @@ pub fn ingest(
                 {
                     summary.unchanged += 1
                 }
-                Some(_) => todo.push((f.clone(), h, true)),
+                Some(old) => {
+                    if *old == h && !failed_before.contains(&f.doc) {
+                        let before = parsed_with.get(&f.doc).cloned().unwrap_or_default();
+                        other_settings += 1;
+                        settings_before.insert(before);
+                    }
+                    todo.push((f.clone(), h, true))
+                }
                 None => todo.push((f.clone(), h, false)),
             },
             Err(e) => failed_hashing.push(Failure {
@@ -352,6 +408,9 @@ pub fn ingest(
         to_remove: to_remove.len(),
         skipped: summary.skipped.len(),
         pages_hint: 0,
+        other_settings,
+        settings_before: settings_before.into_iter().collect(),
+        settings: settings.clone(),
     });
     for f in failed_hashing {
         on_event(IngestEvent::FileFailed {
@@ -565,6 +624,42 @@ fn without_file_prefix<'a>(message: &'a str, path: &Path, doc: &str) -> &'a str 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_scan_says_why_unchanged_files_are_parsed_again() {
+        let scanned = |other_settings, settings_before: &[&str]| IngestEvent::Scanned {
+            files: 3,
+            to_parse: 2,
+            unchanged: 1,
+            to_remove: 0,
+            skipped: 0,
+            pages_hint: 0,
+            other_settings,
+            settings_before: settings_before.iter().map(|s| s.to_string()).collect(),
+            settings: "notes=5".into(),
+        };
+        assert_eq!(scanned(0, &[]).parsed_again(), None);
+        assert_eq!(
+            scanned(2, &["", "notes=5 aligned-tables=on"])
+                .parsed_again()
+                .as_deref(),
+            Some(
+                "2 unchanged files are parsed again: parsed before with none recorded (an older \
+                 parser) and \"notes=5 aligned-tables=on\", now with \"notes=5\""
+            )
+        );
+        assert_eq!(
+            scanned(1, &["notes=4"]).parsed_again().as_deref(),
+            Some(
+                "1 unchanged file is parsed again: parsed before with \"notes=4\", now with \"notes=5\""
+            )
+        );
+        let other = IngestEvent::FileStarted {
+            doc: "a.pdf".into(),
+            pages: 1,
+        };
+        assert_eq!(other.parsed_again(), None);
+    }
 
     #[test]
     fn chunks_are_notes_of_at_most_256_tokens_with_room_for_the_context() {

@@ -461,9 +461,15 @@ impl Reporter {
                 unchanged,
                 to_remove,
                 ..
-            } => format!(
-                "indexer: {files} files: {to_parse} to parse, {unchanged} unchanged, {to_remove} to remove"
-            ),
+            } => {
+                let mut line = format!(
+                    "indexer: {files} files: {to_parse} to parse, {unchanged} unchanged, {to_remove} to remove"
+                );
+                if let Some(why) = e.parsed_again() {
+                    line.push_str(&format!("\nindexer: {why}"));
+                }
+                line
+            }
             IngestEvent::Embedded { doc, notes } => {
                 format!(
                     "indexer: [{}/{}] {doc}: {notes} notes",
@@ -495,6 +501,9 @@ fn event_dict<'py>(py: Python<'py>, e: &IngestEvent) -> PyResult<Bound<'py, PyDi
             to_remove,
             skipped,
             pages_hint,
+            other_settings,
+            settings_before,
+            settings,
         } => {
             d.set_item("event", "scanned")?;
             d.set_item("files", files)?;
@@ -503,6 +512,9 @@ fn event_dict<'py>(py: Python<'py>, e: &IngestEvent) -> PyResult<Bound<'py, PyDi
             d.set_item("to_remove", to_remove)?;
             d.set_item("skipped", skipped)?;
             d.set_item("pages_hint", pages_hint)?;
+            d.set_item("other_settings", other_settings)?;
+            d.set_item("settings_before", settings_before)?;
+            d.set_item("settings", settings)?;
         }
         IngestEvent::FileStarted { doc, pages } => {
             d.set_item("event", "file_started")?;
