@@ -147,8 +147,8 @@ fn printed_page_numbers_and_pages_named_in_questions() {
     // Words the search added (a measure's line items, a fiscal year's bare year) are shown as
     // well, in the JSON and in the text, when nothing was left out.
     let capex = "What was the FY2019 capital expenditure?";
-    let added =
-        "purchases of property and equipment capital expenditures investing activities 2019";
+    let added = "purchases of property and equipment capital expenditures investing activities \
+                 consolidated statements of cash flows 2019";
     let r = query_json(dir, THESIS, capex, &[]);
     assert_eq!(
         r["rewrite"],
@@ -156,6 +156,7 @@ fn printed_page_numbers_and_pages_named_in_questions() {
             "searched": format!("{capex} {added}"),
             "related": [
                 "purchases of property and equipment capital expenditures investing activities",
+                "consolidated statements of cash flows",
                 "2019",
             ],
         }),

@@ -1,4 +1,5 @@
-//! The line items a financial measure is computed from, added to what retrieval searches.
+//! The line items a financial measure is computed from, and the titles of the statements
+//! that print them, added to what retrieval searches.
 //!
 //! Questions on annual reports name a measure ("return on assets", "capex", "interest
 //! coverage", "FY2019"); the page that answers them is a financial statement, which prints
@@ -6,15 +7,42 @@
 //! property and equipment") under column heads of bare years ("2019 2018"), and never the
 //! measure's name. The measures and their line items are the textbook definitions, the same
 //! for any company's report; the years are what a fiscal-year label ("FY2019", "fiscal 2019")
-//! prints as in a statement's column heads. Only whole phrases that name a measure count, so
+//! prints as in a statement's column heads. The same line items are also in the management's
+//! discussion and the notes, often with the same figure; the statement's title
+//! (`CONSOLIDATED STATEMENTS OF CASH FLOWS`, on the page's first note and its note of words)
+//! is what tells the statement apart. Only whole phrases that name a measure count, so
 //! a question about anything else gains nothing: a rewrite a response shows
 //! (`Rewrite::related`) and `rewrite = false` turns off.
 
-/// (phrases that name a measure, as lower-case words; the line items it is computed from).
-const MEASURES: &[(&[&str], &str)] = &[
+/// A financial statement of an annual report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Statement {
+    BalanceSheet,
+    Operations,
+    CashFlows,
+}
+
+use Statement::{BalanceSheet, CashFlows, Operations};
+
+impl Statement {
+    /// The words of its title as a 10-K prints it (`CONSOLIDATED BALANCE SHEETS`); the
+    /// income statement is titled "of operations" or "of income".
+    fn title(self) -> &'static str {
+        match self {
+            BalanceSheet => "consolidated balance sheets",
+            Operations => "consolidated statements of operations income",
+            CashFlows => "consolidated statements of cash flows",
+        }
+    }
+}
+
+/// (phrases that name a measure, as lower-case words; the line items it is computed from;
+/// the statements that print them).
+const MEASURES: &[(&[&str], &str, &[Statement])] = &[
     (
         &["capex", "capital expenditure", "capital expenditures"],
         "purchases of property and equipment capital expenditures investing activities",
+        &[CashFlows],
     ),
     (
         &[
@@ -24,10 +52,12 @@ const MEASURES: &[(&[&str], &str)] = &[
             "free cash flow",
         ],
         "net cash provided by operating activities purchases of property and equipment",
+        &[CashFlows],
     ),
     (
         &["return on assets", "return on asset", "roa"],
         "net income total assets",
+        &[BalanceSheet, Operations],
     ),
     (
         &[
@@ -37,19 +67,27 @@ const MEASURES: &[(&[&str], &str)] = &[
             "roe",
         ],
         "net income total stockholders equity",
+        &[BalanceSheet, Operations],
     ),
     (
         &["current ratio", "quick ratio", "working capital"],
         "total current assets total current liabilities",
+        &[BalanceSheet],
     ),
     (
         &["debt to equity", "debt-to-equity", "debt equity ratio"],
         "long-term debt total stockholders equity",
+        &[BalanceSheet],
     ),
-    (&["inventory turnover"], "cost of sales inventories"),
+    (
+        &["inventory turnover"],
+        "cost of sales inventories",
+        &[BalanceSheet, Operations],
+    ),
     (
         &["days payable outstanding", "payables turnover", "dpo"],
         "accounts payable cost of sales",
+        &[BalanceSheet, Operations],
     ),
     (
         &[
@@ -59,36 +97,52 @@ const MEASURES: &[(&[&str], &str)] = &[
             "dso",
         ],
         "accounts receivable revenue",
+        &[BalanceSheet, Operations],
     ),
     (
         &["asset turnover", "fixed asset turnover"],
         "revenue net sales total assets property and equipment",
+        &[BalanceSheet, Operations],
     ),
     (
         &["gross margin", "gross profit margin"],
         "gross profit revenue cost of revenue",
+        &[Operations],
     ),
     (
         &["operating margin", "operating profit margin"],
         "operating income revenue",
+        &[Operations],
     ),
     (
         &["net margin", "net profit margin", "profit margin"],
         "net income revenue",
+        &[Operations],
     ),
-    (&["ebitda"], "operating income depreciation amortization"),
+    (
+        &["ebitda"],
+        "operating income depreciation amortization",
+        &[Operations, CashFlows],
+    ),
     (
         &["interest coverage", "times interest earned"],
         "operating income interest expense",
+        &[Operations],
     ),
     (
         &["effective tax rate"],
         "provision for income taxes income before income taxes",
+        &[Operations],
     ),
-    (&["payout ratio", "dividend payout"], "dividends net income"),
+    (
+        &["payout ratio", "dividend payout"],
+        "dividends net income",
+        &[Operations, CashFlows],
+    ),
     (
         &["cash flow to debt", "cash flow to total debt"],
         "net cash provided by operating activities long-term debt",
+        &[CashFlows, BalanceSheet],
     ),
 ];
 
@@ -119,17 +173,26 @@ fn fiscal_year(word: &str) -> Option<&str> {
 }
 
 /// The words added to what retrieval searches for `question`: the line items of each measure
-/// it names, and the bare year of each fiscal-year label (`FY2019` → `2019`, also after
+/// it names, the titles of the statements that print them, and the bare year of each fiscal-year label (`FY2019` → `2019`, also after
 /// "fiscal year" or "FY" as a word) that the question does not already hold. Empty for a
 /// question that names none.
 pub fn related_terms(question: &str) -> Vec<String> {
     let w = words(question);
     let mut out: Vec<String> = Vec::new();
-    for (phrases, items) in MEASURES {
-        if phrases.iter().any(|p| holds(&w, p)) && !out.iter().any(|o| o == items) {
-            out.push((*items).to_string());
+    let mut statements: Vec<Statement> = Vec::new();
+    for (phrases, items, printed_in) in MEASURES {
+        if phrases.iter().any(|p| holds(&w, p)) {
+            if !out.iter().any(|o| o == items) {
+                out.push((*items).to_string());
+            }
+            for s in *printed_in {
+                if !statements.contains(s) {
+                    statements.push(*s);
+                }
+            }
         }
     }
+    out.extend(statements.iter().map(|s| s.title().to_string()));
     for (i, word) in w.iter().enumerate() {
         let year = fiscal_year(word).or_else(|| {
             let label = matches!(word.as_str(), "fy" | "fiscal")
@@ -153,14 +216,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn measures_bring_their_line_items() {
+    fn measures_bring_their_line_items_and_statements() {
+        const BS: &str = "consolidated balance sheets";
+        const OPS: &str = "consolidated statements of operations income";
+        const CF: &str = "consolidated statements of cash flows";
         let t = related_terms("what is Amazon's FY2017 return on asset ? round your answer");
-        assert_eq!(t, ["net income total assets", "2017"]);
+        assert_eq!(t, ["net income total assets", BS, OPS, "2017"]);
         let t = related_terms("What was the FY2019 capital expenditure of Activision Blizzard?");
         assert_eq!(
             t,
             [
                 "purchases of property and equipment capital expenditures investing activities",
+                CF,
                 "2019"
             ]
         );
@@ -168,17 +235,28 @@ mod tests {
             related_terms("What is Cash Flow to Total Debt Ratio for ADBE In FY2015?"),
             [
                 "net cash provided by operating activities long-term debt",
+                CF,
+                BS,
                 "2015"
             ]
         );
         assert_eq!(
             related_terms("What is the interest coverage ratio in F2019?"),
-            ["operating income interest expense", "2019"]
+            ["operating income interest expense", OPS, "2019"]
         );
-        // A year already written bare, and one measure named twice, are added once.
+        // A year already written bare, one measure named twice, and a statement two measures
+        // are printed in, are added once.
         assert_eq!(
             related_terms("ROE and return on equity in fiscal year 2019"),
-            ["net income total stockholders equity"]
+            ["net income total stockholders equity", BS, OPS]
+        );
+        assert_eq!(
+            related_terms("gross margin and operating margin"),
+            [
+                "gross profit revenue cost of revenue",
+                "operating income revenue",
+                OPS
+            ]
         );
     }
 
