@@ -146,6 +146,60 @@ const MEASURES: &[(&[&str], &str, &[Statement])] = &[
     ),
 ];
 
+/// Line items that one statement prints, as lower-case words: a question that names one and a
+/// year asks for a figure of that statement.
+const LINE_ITEMS: &[(&[&str], Statement)] = &[
+    (
+        &[
+            "total assets",
+            "total liabilities",
+            "current assets",
+            "current liabilities",
+            "inventories",
+            "inventory",
+            "accounts receivable",
+            "accounts payable",
+            "long-term debt",
+            "goodwill",
+            "stockholders equity",
+            "shareholders equity",
+            "retained earnings",
+            "cash and cash equivalents",
+        ],
+        BalanceSheet,
+    ),
+    (
+        &[
+            "revenue",
+            "revenues",
+            "net sales",
+            "net income",
+            "net loss",
+            "operating income",
+            "gross profit",
+            "cost of sales",
+            "cost of revenue",
+            "cost of revenues",
+            "operating expenses",
+            "earnings per share",
+            "research and development",
+            "interest expense",
+        ],
+        Operations,
+    ),
+    (
+        &[
+            "operating activities",
+            "investing activities",
+            "financing activities",
+            "depreciation",
+            "dividends paid",
+            "repurchases of common stock",
+        ],
+        CashFlows,
+    ),
+];
+
 /// Lower-case words of `text` (letters, digits, `-`), in order.
 fn words(text: &str) -> Vec<String> {
     text.split(|c: char| !(c.is_alphanumeric() || c == '-'))
@@ -162,6 +216,11 @@ fn holds(words: &[String], phrase: &str) -> bool {
         .any(|w| w.iter().zip(&p).all(|(a, b)| a == b))
 }
 
+/// A year a statement's column may head: four digits from 1900 to 2099.
+fn is_year(word: &str) -> bool {
+    word.len() == 4 && word.bytes().all(|b| b.is_ascii_digit()) && word.starts_with(['1', '2'])
+}
+
 /// The year a fiscal-year label names: `fy2019`, `fy19` is not read (two digits name no
 /// column head), `f2019` (a common slip).
 fn fiscal_year(word: &str) -> Option<&str> {
@@ -173,9 +232,10 @@ fn fiscal_year(word: &str) -> Option<&str> {
 }
 
 /// The words added to what retrieval searches for `question`: the line items of each measure
-/// it names, the titles of the statements that print them, and the bare year of each fiscal-year label (`FY2019` → `2019`, also after
-/// "fiscal year" or "FY" as a word) that the question does not already hold. Empty for a
-/// question that names none.
+/// it names; the titles of the statements that print them, and of the statement that prints a
+/// line item it names beside a year (`LINE_ITEMS`); and the bare year of each fiscal-year label
+/// (`FY2019` → `2019`, also after "fiscal year" or "FY" as a word) that the question does not
+/// already hold. Empty for a question that names none.
 pub fn related_terms(question: &str) -> Vec<String> {
     let w = words(question);
     let mut out: Vec<String> = Vec::new();
@@ -190,6 +250,12 @@ pub fn related_terms(question: &str) -> Vec<String> {
                     statements.push(*s);
                 }
             }
+        }
+    }
+    let year = w.iter().any(|x| is_year(x) || fiscal_year(x).is_some());
+    for (items, statement) in LINE_ITEMS {
+        if year && !statements.contains(statement) && items.iter().any(|p| holds(&w, p)) {
+            statements.push(*statement);
         }
     }
     out.extend(statements.iter().map(|s| s.title().to_string()));
@@ -258,6 +324,43 @@ mod tests {
                 OPS
             ]
         );
+    }
+
+    #[test]
+    fn a_line_item_and_a_year_bring_the_statement_that_prints_it() {
+        assert_eq!(
+            related_terms("What were Netflix's revenues in 2014?"),
+            ["consolidated statements of operations income"]
+        );
+        assert_eq!(
+            related_terms("What was the value of Amazon's inventories at the end of FY2017?"),
+            ["consolidated balance sheets", "2017"]
+        );
+        assert_eq!(
+            related_terms(
+                "How much cash came from operating activities and what was net income in 2017?"
+            ),
+            [
+                "consolidated statements of operations income",
+                "consolidated statements of cash flows"
+            ]
+        );
+        // A measure's statements are not added twice.
+        assert_eq!(
+            related_terms("What was the 2019 operating margin and operating income?"),
+            [
+                "operating income revenue",
+                "consolidated statements of operations income"
+            ]
+        );
+        // Without a year, a line item is a word like any other.
+        for q in [
+            "How is revenue recognized?",
+            "Where is the inventory of installed packages kept?",
+            "Total assets of the build",
+        ] {
+            assert!(related_terms(q).is_empty(), "{q}: {:?}", related_terms(q));
+        }
     }
 
     #[test]

@@ -275,11 +275,17 @@ fn search_says_what_it_rewrote_and_rewrite_false_searches_as_typed() {
     );
     assert_eq!(r["isError"], false, "{r}");
     let rewrite = &r["structuredContent"]["rewrite"];
-    assert_eq!(rewrite["related"], json!(["2019"]), "{r}");
+    let added = "consolidated statements of operations income 2019";
+    assert_eq!(
+        rewrite["related"],
+        json!(["consolidated statements of operations income", "2019"]),
+        "{r}"
+    );
     assert!(rewrite.get("dropped").is_none(), "{r}");
     assert!(
-        text(&r)
-            .contains("Searched as \"What was the FY2019 net revenue? 2019\" (added: \"2019\")."),
+        text(&r).contains(&format!(
+            "Searched as \"What was the FY2019 net revenue? {added}\" (added: \"{added}\")."
+        )),
         "{}",
         text(&r)
     );
