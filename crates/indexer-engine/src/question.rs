@@ -18,8 +18,9 @@ pub struct SearchedQuestion<'q> {
     pub text: &'q str,
     /// The instructions left out of `text`; empty when none were.
     pub dropped: &'q str,
-    /// The line items of the financial measures `text` names and the bare years of its
-    /// fiscal-year labels ([`crate::statement_terms::related_terms`]); empty without rewriting.
+    /// The line items of the financial measures `text` names, the titles of the statements
+    /// that print them, and the bare years of its fiscal-year labels
+    /// ([`crate::statement_terms::related_terms`]); empty without rewriting.
     pub related: Vec<String>,
     /// What the first stage searches: `text`, then `related`. Its expansions and its vector
     /// are those below.
@@ -47,7 +48,8 @@ pub struct Rewrite {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dropped: Option<String>,
     /// Words added to the search: the line items of a financial measure the query names
-    /// ("return on assets": "net income total assets") and the year of a fiscal-year label
+    /// ("return on assets": "net income total assets"), the titles of the statements that
+    /// print them ("consolidated balance sheets"), and the year of a fiscal-year label
     /// ("FY2019": "2019").
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub related: Vec<String>,

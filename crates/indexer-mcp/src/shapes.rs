@@ -150,7 +150,7 @@ pub fn search_schema() -> Value {
                     "dropped": {"type": "string", "description": "the instructions left out"},
                     "related": {
                         "type": "array",
-                        "description": "words added to the search: the line items of a financial measure the query names, the year of a fiscal-year label",
+                        "description": "words added to the search: the line items of a financial measure the query names and the titles of the statements that print them, the title of the statement that prints a line item named beside a year, the year of a fiscal-year label",
                         "items": {"type": "string"},
                     },
                     "named_pages": {
