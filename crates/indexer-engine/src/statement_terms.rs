@@ -147,7 +147,8 @@ const MEASURES: &[(&[&str], &str, &[Statement])] = &[
 ];
 
 /// Line items that one statement prints, as lower-case words: a question that names one and a
-/// year asks for a figure of that statement.
+/// year asks for a figure of that statement. Words that docs name as often as reports do are
+/// left out ("inventory", a host list of Ansible's; "sales" alone).
 const LINE_ITEMS: &[(&[&str], Statement)] = &[
     (
         &[
@@ -156,7 +157,6 @@ const LINE_ITEMS: &[(&[&str], Statement)] = &[
             "current assets",
             "current liabilities",
             "inventories",
-            "inventory",
             "accounts receivable",
             "accounts payable",
             "long-term debt",
@@ -358,6 +358,8 @@ mod tests {
             "How is revenue recognized?",
             "Where is the inventory of installed packages kept?",
             "Total assets of the build",
+            "Which hosts were in the Ansible inventory in 2019?",
+            "Sales tax rules for 2024 invoices",
         ] {
             assert!(related_terms(q).is_empty(), "{q}: {:?}", related_terms(q));
         }
