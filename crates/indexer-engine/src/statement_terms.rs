@@ -216,7 +216,7 @@ fn holds(words: &[String], phrase: &str) -> bool {
         .any(|w| w.iter().zip(&p).all(|(a, b)| a == b))
 }
 
-/// A year a statement's column may head: four digits from 1900 to 2099.
+/// A year a statement's column may head: four digits, the first 1 or 2.
 fn is_year(word: &str) -> bool {
     word.len() == 4 && word.bytes().all(|b| b.is_ascii_digit()) && word.starts_with(['1', '2'])
 }
@@ -225,10 +225,7 @@ fn is_year(word: &str) -> bool {
 /// column head), `f2019` (a common slip).
 fn fiscal_year(word: &str) -> Option<&str> {
     let digits = word.strip_prefix("fy").or_else(|| word.strip_prefix('f'))?;
-    (digits.len() == 4
-        && digits.bytes().all(|b| b.is_ascii_digit())
-        && digits.starts_with(['1', '2']))
-    .then_some(digits)
+    is_year(digits).then_some(digits)
 }
 
 /// The words added to what retrieval searches for `question`: the line items of each measure
