@@ -124,6 +124,9 @@ fn rewrite(out: &mut dyn Write, r: Option<&Rewrite>, color: bool) -> Result<()> 
             pages.join(", ")
         )?;
     }
+    for reason in &r.reasons {
+        writeln!(out, "{dim}  {}: {}{reset}", reason.rule, reason.why)?;
+    }
     Ok(())
 }
 

@@ -196,8 +196,13 @@ pub struct SearchArgs {
     /// feedback, on by default)
     #[arg(long)]
     pub no_feedback: bool,
-    /// Search the question as typed: keep its closing instructions about the answer
-    /// ("Answer in millions.") and put no page it names ("page 12", "the cover") first
+    /// The rules of the rewrite stage: true (all, the default), false, or some of
+    /// instructions (closing instructions about the answer left out), terms (a financial
+    /// measure's line items added, in a financial context) and pages (pages named of a known
+    /// document put first), comma-separated; also INDEXER_REWRITE, `rewrite` in indexer.toml
+    #[arg(long, value_name = "RULES", conflicts_with = "no_rewrite")]
+    pub rewrite: Option<indexer_engine::Rules>,
+    /// Search the question as typed (the same as --rewrite false)
     #[arg(long)]
     pub no_rewrite: bool,
 }
@@ -329,10 +334,17 @@ pub struct EvalArgs {
     /// The hybrid pool without pseudo-relevance feedback (as for `query`)
     #[arg(long)]
     pub no_feedback: bool,
-    /// Questions searched as written: no instructions left out, no named pages put first
-    /// (as for `query`)
+    /// The rules of the rewrite stage the questions go through (as for `query`): true,
+    /// false, or some of instructions, terms, pages
+    #[arg(long, value_name = "RULES", default_value_t = indexer_engine::DEFAULT_REWRITE, conflicts_with = "no_rewrite")]
+    pub rewrite: indexer_engine::Rules,
+    /// Questions searched as written (the same as --rewrite false)
     #[arg(long)]
     pub no_rewrite: bool,
+    /// Report the figures by fold too: the documents dealt into this many folds by the hash
+    /// of their name (0: no folds)
+    #[arg(long, value_name = "K", default_value_t = indexer_eval::folds::DEFAULT_FOLDS)]
+    pub folds: usize,
     /// Output folder: report.md, results.jsonl (a rerun resumes), plots
     #[arg(long, value_name = "DIR", default_value = "eval-out")]
     pub out: PathBuf,

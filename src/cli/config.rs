@@ -14,6 +14,8 @@ pub struct Config {
     pub selector: Option<String>,
     pub budget: Option<usize>,
     pub candidates: Option<usize>,
+    /// The rewrite stage's rules: `true`, `false` or `"pages,terms"`.
+    pub rewrite: Option<RewriteSetting>,
     pub jobs: Option<usize>,
     pub model: Option<String>,
     /// `indexer ask` and `POST /ask`: base URL of an OpenAI-compatible API.
@@ -28,6 +30,23 @@ pub struct Config {
     pub llm_prompt: Option<PathBuf>,
     /// More fields of the chat-completions request (`temperature = 0`).
     pub llm_options: Option<toml::Table>,
+}
+
+/// `rewrite` as `indexer.toml` writes it: a boolean or the rules by name.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum RewriteSetting {
+    On(bool),
+    Rules(String),
+}
+
+impl RewriteSetting {
+    pub fn rules(self) -> Result<indexer_engine::Rules, String> {
+        match self {
+            RewriteSetting::On(on) => Ok(on.into()),
+            RewriteSetting::Rules(text) => text.parse(),
+        }
+    }
 }
 
 impl Config {

@@ -80,6 +80,19 @@ impl Settings {
             .or(config::env_parse("INDEXER_CANDIDATES")?)
             .or(cfg.candidates)
             .unwrap_or(indexer_engine::DEFAULT_CANDIDATES);
+        let rewrite = if args.no_rewrite {
+            indexer_engine::Rules::NONE
+        } else {
+            match args
+                .rewrite
+                .map(Ok)
+                .or(config::env_string("INDEXER_REWRITE").map(|v| v.parse()))
+                .or(cfg.rewrite.clone().map(config::RewriteSetting::rules))
+            {
+                Some(r) => r.map_err(|e| anyhow::anyhow!("rewrite: {e}"))?,
+                None => indexer_engine::DEFAULT_REWRITE,
+            }
+        };
         let pages = args
             .pages
             .as_deref()
@@ -100,7 +113,7 @@ impl Settings {
             matching: args.matching,
             feedback: !args.no_feedback,
             snippet_chars: indexer_engine::DEFAULT_SNIPPET_CHARS,
-            rewrite: !args.no_rewrite,
+            rewrite,
         })
     }
 

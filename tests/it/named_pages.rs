@@ -1,7 +1,7 @@
 //! Pages a question names, on real PDFs: a thesis whose front matter is numbered in roman
 //! numerals and whose chapters start at page 1 on the file's 16th page, and a slide deck.
 
-use super::{corpus, indexer, json, stderr, stdout};
+use super::{corpus, indexer, indexer_with, json, stderr, stdout};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -17,6 +17,15 @@ fn query_json(dir: &std::path::Path, doc: &str, question: &str, more: &[&str]) -
     let o = indexer(dir, &args);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     json(&o)
+}
+
+/// A response's `rewrite` without its `reasons`, which the tests read apart.
+fn rewrite_of(r: &Value) -> Value {
+    let mut rw = r["rewrite"].clone();
+    if let Some(o) = rw.as_object_mut() {
+        o.remove("reasons");
+    }
+    rw
 }
 
 /// The pages of the evidence set of `question` in document `doc`, in rank order.
@@ -107,20 +116,56 @@ fn printed_page_numbers_and_pages_named_in_questions() {
     let thesis = format!("docs/{THESIS}");
     let r = query_json(dir, THESIS, "What is on page 12?", &[]);
     assert_eq!(
-        r["rewrite"],
+        rewrite_of(&r),
         serde_json::json!({"named_pages": [
             {"doc": thesis, "page": 27, "phrase": "page 12"},
             {"doc": thesis, "page": 12, "phrase": "page 12"},
         ]}),
         "{r}"
     );
+    assert_eq!(r["rewrite"]["reasons"][0]["rule"], "pages", "{r}");
+    assert_eq!(r["hits"][0]["named_page"], true, "{r}");
+    // Without the document known, a page number names no page; a question that names the
+    // document by its file name makes it known.
+    let o = indexer(dir, &["query", "What is on page 12?", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(json(&o).get("rewrite").is_none(), "{}", stdout(&o));
+    let o = indexer(
+        dir,
+        &[
+            "query",
+            &format!("What is on page 12 of {THESIS}?"),
+            "--format",
+            "json",
+            "--budget",
+            "2",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r = json(&o);
+    assert_eq!(r["hits"][0]["note"]["page"], 27, "{r}");
+    assert!(
+        r["rewrite"]["reasons"][0]["why"]
+            .as_str()
+            .unwrap()
+            .contains("names it"),
+        "{r}"
+    );
+    // Each rule has its switch: without `pages`, page 12 is not put first.
+    let r = query_json(
+        dir,
+        THESIS,
+        "What is on page 12?",
+        &["--rewrite", "instructions,terms"],
+    );
+    assert!(r.get("rewrite").is_none(), "{r}");
     // And what it searched, when it left out instructions about the answer.
     let slides = format!("docs/{SLIDES}");
     let q = "Which drawing is on slide 7? Answer 'yes' or 'no'.";
-    let r = query_json(dir, SLIDES, q, &[]);
+    let r = query_json(dir, SLIDES, q, &["--rewrite", "all"]);
     assert_eq!(r["query"], q);
     assert_eq!(
-        r["rewrite"],
+        rewrite_of(&r),
         serde_json::json!({
             "searched": "Which drawing is on slide 7?",
             "dropped": "Answer 'yes' or 'no'.",
@@ -129,13 +174,30 @@ fn printed_page_numbers_and_pages_named_in_questions() {
         "{r}"
     );
     // A person sees it in the text output.
-    let o = indexer(dir, &["query", q, "--doc", SLIDES, "--budget", "1"]);
+    let o = indexer(
+        dir,
+        &[
+            "query",
+            q,
+            "--doc",
+            SLIDES,
+            "--budget",
+            "1",
+            "--rewrite",
+            "all",
+        ],
+    );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = stdout(&o);
     assert!(
         text.contains(
             "searched as: \"Which drawing is on slide 7?\" (left out: \"Answer 'yes' or 'no'.\")"
         ),
+        "{text}"
+    );
+    assert!(text.contains("  instructions: "), "{text}");
+    assert!(
+        text.contains("  pages: \"slide 7\" names pages of"),
         "{text}"
     );
     assert!(
@@ -151,7 +213,7 @@ fn printed_page_numbers_and_pages_named_in_questions() {
                  consolidated statements of cash flows 2019";
     let r = query_json(dir, THESIS, capex, &[]);
     assert_eq!(
-        r["rewrite"],
+        rewrite_of(&r),
         serde_json::json!({
             "searched": format!("{capex} {added}"),
             "related": [
@@ -173,6 +235,32 @@ fn printed_page_numbers_and_pages_named_in_questions() {
     );
     let r = query_json(dir, THESIS, capex, &["--no-rewrite"]);
     assert!(r.get("rewrite").is_none(), "{r}");
+    let r = query_json(dir, THESIS, capex, &["--rewrite", "pages,instructions"]);
+    assert!(r.get("rewrite").is_none(), "{r}");
+    // The switch also comes from the environment and from indexer.toml; the flag wins.
+    std::fs::write(dir.join("indexer.toml"), "rewrite = \"pages\"\n").unwrap();
+    let r = query_json(dir, THESIS, capex, &[]);
+    assert!(r.get("rewrite").is_none(), "{r}");
+    let r = query_json(dir, THESIS, capex, &["--rewrite", "terms"]);
+    assert!(r["rewrite"]["related"].is_array(), "{r}");
+    std::fs::write(dir.join("indexer.toml"), "rewrite = false\n").unwrap();
+    let r = query_json(dir, THESIS, "What is on page 12?", &[]);
+    assert!(r.get("rewrite").is_none(), "{r}");
+    std::fs::remove_file(dir.join("indexer.toml")).unwrap();
+    let o = indexer_with(
+        dir,
+        &["query", capex, "--doc", THESIS, "--format", "json"],
+        &[("INDEXER_REWRITE", "instructions")],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(json(&o).get("rewrite").is_none(), "{}", stdout(&o));
+    let o = indexer(dir, &["query", "x", "--rewrite", "spelling"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("instructions, terms, pages"),
+        "{}",
+        stderr(&o)
+    );
     // --no-rewrite searches the question as typed and puts no page first.
     for question in ["What is on page 12?", q] {
         let r = query_json(dir, THESIS, question, &["--no-rewrite"]);

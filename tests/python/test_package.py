@@ -76,11 +76,18 @@ def test_query_filters_and_selectors(built):
     for selector in ("cds", "cds-paper", "fused-cap:cap=2", "mmr", "fused"):
         assert len(idx.query(QUESTION, budget=3, selector=selector)) == 3
     assert idx.query("mosaic plot tiles", budget=1, matching="exact", feedback=False)[0].doc == "docs/notes.md"
-    # The page a question names comes first; rewrite=False searches the question as typed.
-    assert idx.query("What is on the second page?", budget=1, docs=["acmart.pdf"])[0].page == 2
-    assert idx.query("What is on the second page?", budget=1, docs=["acmart.pdf"], rewrite=False)
-    with pytest.raises(TypeError):
+    # The page a question names of a known document comes first; rewrite=False searches the
+    # question as typed, and each rule is switched on by name.
+    named = "What is on the second page?"
+    assert idx.query(named, budget=1, docs=["acmart.pdf"])[0].page == 2
+    assert idx.query(named, budget=1, docs=["acmart.pdf"], rewrite="pages")[0].page == 2
+    assert idx.query(named, budget=1, docs=["acmart.pdf"], rewrite=["pages", "terms"])[0].page == 2
+    assert idx.query(named, budget=1, docs=["acmart.pdf"], rewrite=False)
+    assert idx.query(named, budget=1, docs=["acmart.pdf"], rewrite="instructions,terms")
+    with pytest.raises(indexer.InvalidRequestError):
         idx.query("x", rewrite="no")
+    with pytest.raises(TypeError):
+        idx.query("x", rewrite=3)
 
 
 def test_query_by_page_and_document(built):

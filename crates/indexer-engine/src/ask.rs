@@ -191,6 +191,7 @@ mod tests {
                 highlights: Vec::new(),
             },
             image_path: None,
+            named_page: false,
             note,
         }
     }

@@ -8,8 +8,9 @@ use crate::encoder::load_encoder_for;
 use crate::first_stage::FirstStage;
 use crate::location::IndexLocation;
 use crate::named_pages::put_named_pages_first;
-use crate::pool::{Pool, PoolEntry, links_among, note_info};
-use crate::question::{Rewrite, SearchedQuestion, split_question};
+use crate::pool::{Pool, PoolEntry, Tier};
+use crate::question::{Rewrite, SearchedQuestion};
+use crate::rewrite::Rules;
 use crate::search::{Hit, SearchRequest, SearchResponse, Timings};
 use crate::snippet::{QueryTerm, query_terms, snippet, snippet_source};
 use crate::view::IndexView;
@@ -128,18 +129,20 @@ impl Engine {
         self.embed_query(&expansions.repaired(query))
     }
 
-    /// What retrieval reads of a question, as every search reads it: with `rewrite`, its
-    /// searched part (without its closing instructions about the answer) and the pages it
-    /// names put first by [`Engine::hybrid_pool`]; without, the question as typed. Then the
-    /// expansions `matching` asks for of its words, and its vector. `indexer eval` reads
-    /// questions through it, so it measures what a search does.
+    /// What retrieval reads of a question, as every search reads it: the question after the
+    /// rewrite stage's `rules` (`crate::rewrite`: its closing instructions about the answer
+    /// left out, words added for a financial measure, the pages it names of a known document,
+    /// which [`Engine::hybrid_pool`] puts first), read with `filter`'s documents as its
+    /// scope; then the expansions `matching` asks for of its words, and its vector.
+    /// `indexer eval` reads questions through it, so it measures what a search does.
     pub fn searched_question<'q>(
         &self,
         question: &'q str,
         matching: Matching,
-        rewrite: bool,
+        rules: Rules,
+        filter: &Filter,
     ) -> Result<SearchedQuestion<'q>> {
-        self.read_question(&self.index(), question, matching, rewrite)
+        self.read_question(&self.index(), question, matching, rules, filter)
     }
 
     fn read_question<'q>(
@@ -147,30 +150,14 @@ impl Engine {
         backend: &Backend,
         question: &'q str,
         matching: Matching,
-        rewrite: bool,
+        rules: Rules,
+        filter: &Filter,
     ) -> Result<SearchedQuestion<'q>> {
-        let (text, dropped) = if rewrite {
-            split_question(question)
-        } else {
-            (question.trim(), "")
-        };
-        let related = if rewrite {
-            crate::statement_terms::related_terms(text)
-        } else {
-            Vec::new()
-        };
-        let searched = crate::question::searched_text(text, &related);
-        let expansions = backend.expand(&searched, matching)?;
-        let vector = self.embed_expanded(&searched, &expansions)?;
-        Ok(SearchedQuestion {
-            text,
-            dropped,
-            related,
-            searched,
-            rewrite,
-            expansions,
-            vector,
-        })
+        let scope = crate::reader::ReaderScope::new(backend.as_ref(), filter);
+        let rewritten = crate::rewrite::rewrite(question, rules, &scope)?;
+        let expansions = backend.expand(&rewritten.searched, matching)?;
+        let vector = self.embed_expanded(&rewritten.searched, &expansions)?;
+        Ok(SearchedQuestion::new(rewritten, expansions, vector))
     }
 
     /// The hybrid candidates of a question: the first stage's top candidates of BM25 (its
@@ -190,25 +177,24 @@ impl Engine {
     /// to `vector`; no first-stage ranks.
     pub fn document_pool(&self, docs: &[String], vector: &[f32]) -> Result<Pool> {
         let index = self.index();
-        let dim = index.dim();
-        let mut pool = Pool {
-            dim,
-            ..Pool::default()
-        };
+        let mut notes = Vec::new();
         for d in docs {
-            for (note, v) in index.document_notes(d)? {
-                pool.entries.push(PoolEntry {
-                    note,
-                    cosine: indexer_index::dot(&v, vector),
-                    bm25_rank: None,
-                    vector_rank: None,
-                });
-                pool.vectors.extend_from_slice(&v);
-            }
+            notes.extend(index.document_notes(d)?);
         }
-        pool.links = links_among(&pool.entries);
-        pool.info = note_info(&pool.entries);
-        Ok(pool)
+        Ok(Pool::unranked(
+            index.dim(),
+            notes.iter().map(|(note, v)| {
+                (
+                    PoolEntry {
+                        note: note.clone(),
+                        cosine: indexer_index::dot(v, vector),
+                        bm25_rank: None,
+                        vector_rank: None,
+                    },
+                    v.as_slice(),
+                )
+            }),
+        ))
     }
 
     /// Checks a request, embeds its query and takes its candidates: what a note search and
@@ -235,7 +221,8 @@ impl Engine {
         // Retrieval reads the question without its instructions about the answer; the
         // response (and the reader of `ask`) keeps the whole question, and says what was
         // searched.
-        let question = self.read_question(view.backend(), query, req.matching, req.rewrite)?;
+        let question =
+            self.read_question(view.backend(), query, req.matching, req.rewrite, &filter)?;
         let t_embed = t0.elapsed();
         let (pool, named_pages) = question_pool(
             view.backend().as_ref(),
@@ -246,7 +233,7 @@ impl Engine {
         Ok(Prepared {
             query: query.to_string(),
             rewrite: Rewrite::of(&question, named_pages),
-            terms: query_terms(question.text, req.matching),
+            terms: query_terms(question.kept, req.matching),
             snippet_chars: req.snippet_chars,
             view,
             qvec: question.vector,
@@ -267,7 +254,9 @@ impl Engine {
             .select_with(selector.as_ref(), &p.qvec, &p.query, req.budget)?;
         let t_sel = p.t0.elapsed();
         let candidates = p.pool.len();
-        let mut entries: Vec<Option<PoolEntry>> = std::mem::take(&mut p.pool.entries)
+        let tiers: Vec<Tier> = (0..candidates).map(|i| p.pool.tier(i)).collect();
+        let mut entries: Vec<Option<PoolEntry>> = std::mem::take(&mut p.pool)
+            .into_entries()
             .into_iter()
             .map(Some)
             .collect();
@@ -276,7 +265,9 @@ impl Engine {
             let Some(e) = entries.get_mut(i).and_then(Option::take) else {
                 continue;
             };
-            hits.push(make_hit(&p, e, rank + 1, score));
+            let mut hit = make_hit(&p, e, rank + 1, score);
+            hit.named_page = tiers[i] != Tier::Other;
+            hits.push(hit);
         }
         let total = p.t0.elapsed();
         Ok(SearchResponse {
@@ -351,6 +342,7 @@ pub(crate) fn make_hit(p: &Prepared, e: PoolEntry, rank: usize, score: f64) -> H
             p.snippet_chars,
         ),
         image_path: p.view.crop_path(&e.note),
+        named_page: false,
         note: e.note,
     }
 }

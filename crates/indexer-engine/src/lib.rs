@@ -28,10 +28,10 @@ mod pages;
 mod pool;
 mod question;
 mod reader;
+pub mod rewrite;
 mod search;
 mod sink;
 mod snippet;
-pub mod statement_terms;
 mod texts;
 mod view;
 
@@ -60,12 +60,10 @@ pub use ingest::{
     default_chunking, ingest,
 };
 pub use location::IndexLocation;
-pub use named_pages::{NAMED_PAGE_BONUS, PLACED_PAGE_BONUS, PageRef, named_pages};
 pub use pages::{GroupBy, NOTES_PER_PAGE, PageResponse, PageResult};
-pub use pool::{Pool, PoolEntry};
-pub use question::{
-    MIN_SEARCHED_WORDS, NamedPage, Rewrite, SearchedQuestion, searched_part, split_question,
-};
+pub use pool::{Pool, PoolEntry, Tier};
+pub use question::{NamedPage, Rewrite, SearchedQuestion};
+pub use rewrite::{PageRef, PageReferences, Reason, Rewritten, RuleKind, Rules};
 pub use search::{
     DEFAULT_BUDGET, DEFAULT_MATCHING, DEFAULT_REWRITE, DEFAULT_SELECTOR, DEFAULT_SNIPPET_CHARS,
     Hit, SearchRequest, SearchResponse, Timings, parse_pages, parse_selector,

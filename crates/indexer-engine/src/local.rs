@@ -4,7 +4,7 @@
 use crate::Result;
 use crate::first_stage::FirstStage;
 use crate::location::IndexLocation;
-use crate::pool::{Pool, PoolEntry, note_info};
+use crate::pool::{Pool, PoolEntry};
 use crate::question::SearchedQuestion;
 use crate::reader::Reader;
 use indexer_index::{
@@ -101,34 +101,34 @@ impl Reader for LocalReader {
             feedback: stage.feedback,
         })?;
         let dim = self.index.dim();
-        let mut pool = Pool {
-            dim,
-            ..Pool::default()
-        };
         // A candidate whose note cannot be read (a damaged store) is left out, with its links.
-        let mut kept = vec![None; set.hits.len()];
+        let mut candidates = Vec::with_capacity(set.hits.len());
         for (i, c) in set.hits.iter().enumerate() {
             let Ok(note) = self.index.note_at(c.ordinal) else {
                 continue;
             };
-            kept[i] = Some(pool.entries.len());
-            pool.entries.push(PoolEntry {
+            let entry = PoolEntry {
                 note,
                 cosine: c.cosine.unwrap_or(0.0),
                 bm25_rank: c.bm25_rank,
                 vector_rank: c.vector_rank,
-            });
-            pool.vectors
-                .extend_from_slice(&set.vectors[i * dim..(i + 1) * dim]);
-            pool.fused.push(f64::from(c.fused));
+            };
+            candidates.push((
+                entry,
+                &set.vectors[i * dim..(i + 1) * dim],
+                f64::from(c.fused),
+            ));
         }
-        pool.info = note_info(&pool.entries);
-        pool.links = set
-            .links
-            .iter()
-            .filter_map(|&(a, b)| Some((kept[a]?, kept[b]?)))
-            .collect();
-        Ok(pool)
+        Ok(Pool::ranked(dim, candidates))
+    }
+
+    fn bm25_notes(&self, text: &str, k: usize, filter: &Filter) -> Result<Vec<Note>> {
+        Ok(self
+            .index
+            .bm25(text, k, filter)?
+            .into_iter()
+            .filter_map(|(ordinal, _)| self.index.note_at(ordinal).ok())
+            .collect())
     }
 
     fn local_index(&self) -> Option<&Index> {

@@ -4,7 +4,7 @@
 
 use crate::Result;
 use crate::engine::{Engine, make_hit, ms};
-use crate::pool::PoolEntry;
+use crate::pool::{PoolEntry, Tier};
 use crate::question::Rewrite;
 use crate::search::{Hit, SearchRequest, Timings};
 use serde::Serialize;
@@ -89,10 +89,16 @@ impl Engine {
     pub fn search_grouped(&self, req: &SearchRequest, by: GroupBy) -> Result<PageResponse> {
         let mut p = self.prepare(req)?;
         let candidates = p.pool.len();
-        // Pool entries are in fused order, so a page's first entry is its best note.
+        // Pool entries are in ranking order (named pages first, then by fused score), so a
+        // page's first entry is its best note.
         let mut pages: Vec<(PageResult, Vec<Member>)> = Vec::new();
-        let fused = p.pool.fused.clone();
-        for (i, e) in std::mem::take(&mut p.pool.entries).into_iter().enumerate() {
+        let fused = p.pool.fused().to_vec();
+        let tiers: Vec<Tier> = (0..candidates).map(|i| p.pool.tier(i)).collect();
+        for (i, e) in std::mem::take(&mut p.pool)
+            .into_entries()
+            .into_iter()
+            .enumerate()
+        {
             let score = fused.get(i).copied().unwrap_or(0.0);
             let page = match by {
                 GroupBy::Page => e.note.page,
@@ -130,7 +136,11 @@ impl Engine {
             .map(|(mut r, notes)| {
                 r.notes = notes
                     .into_iter()
-                    .map(|(rank, score, e)| make_hit(&p, e, rank, score))
+                    .map(|(rank, score, e)| {
+                        let mut hit = make_hit(&p, e, rank, score);
+                        hit.named_page = tiers[rank - 1] != Tier::Other;
+                        hit
+                    })
                     .collect();
                 r
             })

@@ -41,8 +41,57 @@ pub(crate) trait Reader: Send + Sync + std::fmt::Debug {
         filter: &Filter,
         stage: FirstStage,
     ) -> Result<Pool>;
+    /// The notes of the `k` best BM25 matches of `text` among the notes `filter` lets
+    /// through, best first.
+    fn bm25_notes(&self, text: &str, k: usize, filter: &Filter) -> Result<Vec<Note>>;
     /// The local index itself, for what only a local index can do (BEIR rankings).
     fn local_index(&self) -> Option<&Index> {
         None
+    }
+}
+
+/// How many BM25 matches of the statements' names are read to find a statement page: a
+/// statement's page of numbers holds its title in few words, so it ranks near the top of a
+/// search for the titles in any document that has one; 50 leaves room for the notes of the
+/// management's discussion, which name the statements too.
+const STATEMENT_SEARCH_DEPTH: usize = 50;
+
+/// What the rewrite stage reads of the index being searched ([`crate::rewrite::Scope`]): its
+/// documents, the filter's documents, and whether a document the filter lets through has a
+/// statement page, each read only when a rule asks.
+pub(crate) struct ReaderScope<'a> {
+    reader: &'a dyn Reader,
+    filter: &'a Filter,
+}
+
+impl<'a> ReaderScope<'a> {
+    pub(crate) fn new(reader: &'a dyn Reader, filter: &'a Filter) -> ReaderScope<'a> {
+        ReaderScope { reader, filter }
+    }
+}
+
+impl crate::rewrite::Scope for ReaderScope<'_> {
+    fn documents(&self) -> Result<Vec<DocumentInfo>> {
+        self.reader.documents()
+    }
+
+    fn filter_docs(&self) -> &[String] {
+        &self.filter.docs
+    }
+
+    /// A page of numbers whose words name a statement, among the best BM25 matches of the
+    /// statements' names in the filter's documents.
+    fn has_statement_pages(&self) -> Result<bool> {
+        let names = crate::rewrite::terms::STATEMENT_NAMES;
+        let filter = Filter {
+            docs: self.filter.docs.clone(),
+            ..Filter::default()
+        };
+        let notes = self
+            .reader
+            .bm25_notes(&names.join(" "), STATEMENT_SEARCH_DEPTH, &filter)?;
+        Ok(notes
+            .iter()
+            .any(|n| n.is_page_of_numbers() && crate::rewrite::terms::names_a_statement(&n.text)))
     }
 }

@@ -3,6 +3,7 @@
 
 use crate::first_stage::{DEFAULT_CANDIDATES, DEFAULT_FEEDBACK, FirstStage};
 use crate::question::Rewrite;
+use crate::rewrite::Rules;
 use crate::snippet::Snippet;
 use crate::{Error, Result};
 use indexer_index::{Filter, Fusion, Matching};
@@ -22,8 +23,9 @@ pub const DEFAULT_BUDGET: usize = 10;
 /// words the index does not hold corrected (`typing`), for the search box and every other
 /// caller alike (measured in the README's "Search as you type").
 pub const DEFAULT_MATCHING: Matching = Matching::TYPING;
-/// Whether a query is rewritten when a request does not say (`SearchRequest::rewrite`).
-pub const DEFAULT_REWRITE: bool = true;
+/// The rewrite stage's rules a search runs when a request does not say
+/// (`SearchRequest::rewrite`): [`Rules::DEFAULT`].
+pub const DEFAULT_REWRITE: Rules = Rules::DEFAULT;
 /// Snippet length in bytes, when a request does not say.
 pub const DEFAULT_SNIPPET_CHARS: usize = 280;
 /// Reads a selector as a user writes it (`cds`, `fused-cap:cap=2`), the one reading for every
@@ -59,11 +61,12 @@ pub struct SearchRequest {
     pub feedback: bool,
     /// About how long a hit's snippet is, in bytes.
     pub snippet_chars: usize,
-    /// Whether the query is rewritten before it is searched: its closing instructions about
-    /// the answer left out ("Answer in millions.") and the pages it names ("page 12", "the
-    /// last page") put first. Off, the query is searched as typed. What was rewritten is
-    /// the response's `rewrite`.
-    pub rewrite: bool,
+    /// The rules of the rewrite stage the query goes through before it is searched
+    /// (`crate::rewrite`): `instructions` (its closing instructions about the answer left
+    /// out, "Answer in millions."), `terms` (a financial measure's line items added) and
+    /// `pages` (the pages it names of a known document put first). [`Rules::NONE`]
+    /// searches the query as typed. What was rewritten is the response's `rewrite`.
+    pub rewrite: Rules,
 }
 
 impl SearchRequest {
@@ -112,6 +115,10 @@ pub struct Hit {
     pub snippet: Snippet,
     /// Absolute path of the figure/table crop, if the note has one.
     pub image_path: Option<PathBuf>,
+    /// Whether the note is on a page the query names, which the ranking stage put first (its
+    /// `score` is then its fused score).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub named_page: bool,
     /// The whole note.
     pub note: Note,
 }

@@ -3,11 +3,11 @@
 use crate::metrics::{
     GoldPages, Mean, PageRef, hit, page_recall, page_recall_at, rank_pages, redundancy,
 };
-use crate::report::{EvalReport, Group, Summary, write_report};
+use crate::report::{EvalReport, FoldGroup, Group, Summary, write_report};
 use crate::{Error, Question, Result, read_questions};
 use indexer_engine::{
-    DEFAULT_MATCHING, Engine, Filter, FirstStage, Fusion, Matching, Note, Pool, Selector,
-    SelectorKind, SelectorSpec,
+    DEFAULT_MATCHING, DEFAULT_REWRITE, Engine, Filter, FirstStage, Fusion, Matching, Note, Pool,
+    Rules, Selector, SelectorKind, SelectorSpec,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -63,9 +63,11 @@ pub struct EvalConfig {
     pub fusion: Fusion,
     /// Pseudo-relevance feedback in the hybrid pool's first stage.
     pub feedback: bool,
-    /// Questions rewritten as a search rewrites them (`SearchRequest::rewrite`): their
-    /// instructions about the answer left out and the pages they name put first.
-    pub rewrite: bool,
+    /// The rewrite stage's rules questions go through, as a search's
+    /// (`SearchRequest::rewrite`).
+    pub rewrite: Rules,
+    /// Folds by document (`folds`): the report's figures per fold; 0 for none.
+    pub folds: usize,
     /// How query words match the index's terms in the hybrid pool.
     pub matching: Matching,
     pub out: PathBuf,
@@ -128,8 +130,13 @@ fn group(a: &Acc) -> Group {
     }
 }
 
-/// Aggregates rows of one run (the questions give sources and doc types).
-pub fn aggregate(rows: &[ResultRow], questions: &[Question]) -> Vec<Summary> {
+/// Aggregates rows of one run (the questions give sources and doc types; `folds` the fold of
+/// each question, for the figures by fold).
+pub fn aggregate(
+    rows: &[ResultRow],
+    questions: &[Question],
+    folds: &HashMap<String, usize>,
+) -> Vec<Summary> {
     let qs: HashMap<&str, &Question> = questions.iter().map(|q| (q.id.as_str(), q)).collect();
     let mut keys: Vec<(String, String, usize)> = Vec::new();
     let mut by_key: HashMap<(String, String, usize), Vec<&ResultRow>> = HashMap::new();
@@ -154,6 +161,7 @@ pub fn aggregate(rows: &[ResultRow], questions: &[Question]) -> Vec<Summary> {
         let mut all = new_acc();
         let mut src: BTreeMap<String, Acc> = BTreeMap::new();
         let mut dt: BTreeMap<String, Acc> = BTreeMap::new();
+        let mut by_fold: BTreeMap<usize, (Acc, Mean)> = BTreeMap::new();
         let (mut red, mut ms, mut it, mut kkt) = (
             Mean::default(),
             Mean::default(),
@@ -195,6 +203,16 @@ pub fn aggregate(rows: &[ResultRow], questions: &[Question]) -> Vec<Summary> {
                     let a = dt.entry(q.doc_type.clone()).or_insert_with(new_acc);
                     a.r.add(rec);
                     a.h.add(hv);
+                    if let Some(&f) = folds.get(&q.id) {
+                        let (a, p1) = by_fold
+                            .entry(f)
+                            .or_insert_with(|| (new_acc(), Mean::default()));
+                        a.r.add(rec);
+                        a.h.add(hv);
+                        if let Some(v) = r.page_recall[0] {
+                            p1.add(v);
+                        }
+                    }
                     for (m, v) in pr.iter_mut().zip(r.page_recall) {
                         if let Some(v) = v {
                             m.add(v);
@@ -215,6 +233,18 @@ pub fn aggregate(rows: &[ResultRow], questions: &[Question]) -> Vec<Summary> {
             answerable: group(&all),
             by_source: src.iter().map(|(k, a)| (k.clone(), group(a))).collect(),
             by_doc_type: dt.iter().map(|(k, a)| (k.clone(), group(a))).collect(),
+            by_fold: by_fold
+                .iter()
+                .map(|(k, (a, p1))| {
+                    (
+                        *k,
+                        FoldGroup {
+                            group: group(a),
+                            page_r1: p1.value(),
+                        },
+                    )
+                })
+                .collect(),
             redundancy: red.value(),
             select_ms: ms.value(),
             page_recall: pr.map(|m| m.value()),
@@ -347,7 +377,11 @@ pub fn run_eval(
             continue;
         }
         // What `indexer query` searches of a question (its instructions about the answer left out).
-        let question = engine.searched_question(&q.question, cfg.matching, cfg.rewrite)?;
+        let filter = Filter {
+            docs: q.docs.clone(),
+            ..Filter::default()
+        };
+        let question = engine.searched_question(&q.question, cfg.matching, cfg.rewrite, &filter)?;
         let mut new_rows = Vec::new();
         for pool_mode in &cfg.pools {
             let todo: Vec<Row> = wanted
@@ -362,10 +396,7 @@ pub fn run_eval(
                 PoolMode::All => engine.document_pool(&q.docs, &question.vector)?,
                 PoolMode::Hybrid => engine.hybrid_pool(
                     &question,
-                    &Filter {
-                        docs: q.docs.clone(),
-                        ..Filter::default()
-                    },
+                    &filter,
                     FirstStage {
                         candidates: cfg.candidates,
                         fusion: cfg.fusion,
@@ -373,7 +404,7 @@ pub fn run_eval(
                     },
                 )?,
             };
-            let notes: Vec<&Note> = pool.entries.iter().map(|e| &e.note).collect();
+            let notes: Vec<&Note> = pool.entries().iter().map(|e| &e.note).collect();
             for row in todo {
                 new_rows.push(match row {
                     Row::Ranking => ranking_row(q, *pool_mode, &pool, &notes),
@@ -405,13 +436,15 @@ pub fn run_eval(
             && (r.selector.starts_with("rank:")
                 || (wanted_sel.contains(&r.selector) && cfg.budgets.contains(&r.budget)))
     });
-    let summaries = aggregate(&rows, &questions);
+    let folds = crate::folds::question_folds(&questions, cfg.folds);
+    let summaries = aggregate(&rows, &questions, &folds);
     let report = EvalReport {
         questions: questions.len(),
         computed,
         skipped,
         empty_pools,
         summaries,
+        folds: cfg.folds,
         command: command_line(cfg),
     };
     write_report(&cfg.out, &report)?;
@@ -456,12 +489,12 @@ impl Row {
     }
 }
 
-/// The candidate pages ranked by their best note's first-stage score: the cosine for `all`,
-/// the fused score for `hybrid`.
+/// The candidate pages ranked by their best note: by the cosine for `all`, in the pool's
+/// ranking order (named pages first, then the fused score) for `hybrid`.
 fn ranking_row(q: &Question, pool_mode: PoolMode, pool: &Pool, notes: &[&Note]) -> ResultRow {
     let scores: Vec<f64> = match pool_mode {
-        PoolMode::Hybrid => pool.fused.clone(),
-        PoolMode::All => pool.entries.iter().map(|e| f64::from(e.cosine)).collect(),
+        PoolMode::Hybrid => in_order(pool.len()),
+        PoolMode::All => pool.entries().iter().map(|e| f64::from(e.cosine)).collect(),
     };
     ResultRow {
         question: q.id.clone(),
@@ -478,6 +511,11 @@ fn ranking_row(q: &Question, pool_mode: PoolMode, pool: &Pool, notes: &[&Note]) 
         select_ms: 0.0,
         diagnostics: None,
     }
+}
+
+/// Scores that rank `n` items in the order given.
+fn in_order(n: usize) -> Vec<f64> {
+    (0..n).map(|i| -(i as f64)).collect()
 }
 
 fn selection_row(
@@ -500,7 +538,7 @@ fn selection_row(
     let select_ms = t.elapsed().as_secs_f64() * 1e3;
     let chosen: Vec<&Note> = sel.indices.iter().map(|&i| notes[i]).collect();
     let pages: Vec<PageRef> = chosen.iter().filter_map(|n| page_ref(n)).collect();
-    let mut vecs = Vec::with_capacity(sel.indices.len() * pool.dim);
+    let mut vecs = Vec::with_capacity(sel.indices.len() * pool.dim());
     for &i in &sel.indices {
         vecs.extend_from_slice(pool.vector(i));
     }
@@ -523,8 +561,10 @@ fn selection_row(
             .collect(),
         recall: page_recall(&pages, &q.evidence_pages),
         hit: hit(&pages, &q.evidence_pages),
-        page_recall: ranking_recall(&chosen, &sel.scores, &q.evidence_pages),
-        redundancy: redundancy(&vecs, pool.dim),
+        // Pages in the order of the evidence: a selector's scores may not be (named pages
+        // come first with their fused score).
+        page_recall: ranking_recall(&chosen, &in_order(chosen.len()), &q.evidence_pages),
+        redundancy: redundancy(&vecs, pool.dim()),
         select_ms,
         diagnostics: sel
             .diagnostics
@@ -549,8 +589,11 @@ fn command_line(cfg: &EvalConfig) -> String {
     if !cfg.feedback {
         s.push_str(" --no-feedback");
     }
-    if !cfg.rewrite {
-        s.push_str(" --no-rewrite");
+    if cfg.rewrite != DEFAULT_REWRITE {
+        s.push_str(&format!(" --rewrite {}", cfg.rewrite));
+    }
+    if cfg.folds != crate::folds::DEFAULT_FOLDS {
+        s.push_str(&format!(" --folds {}", cfg.folds));
     }
     if cfg.fusion != Fusion::default() {
         s.push_str(&format!(" --fusion {}", cfg.fusion));

@@ -9,13 +9,16 @@
 mod beir;
 pub mod data;
 mod eval;
+pub mod folds;
 pub mod metrics;
 mod report;
 
 pub use beir::{BeirMethod, BeirReport, beir_markdown, run_beir};
 pub use data::{BeirSet, Question, read_beir, read_questions};
 pub use eval::{EvalConfig, PoolMode, ResultRow, SelectedNote, aggregate, read_rows, run_eval};
-pub use report::{EvalReport, Group, SOURCES, Summary, markdown, register_font, write_report};
+pub use report::{
+    EvalReport, FoldGroup, Group, SOURCES, Summary, markdown, register_font, write_report,
+};
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 

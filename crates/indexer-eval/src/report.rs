@@ -17,6 +17,14 @@ pub struct Group {
     pub hit: Option<f64>,
 }
 
+/// Means of one fold of questions: recall and hit at B, and page Recall@1.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct FoldGroup {
+    #[serde(flatten)]
+    pub group: Group,
+    pub page_r1: Option<f64>,
+}
+
 /// The aggregate of one selector x pool x budget.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Summary {
@@ -27,6 +35,8 @@ pub struct Summary {
     pub answerable: Group,
     pub by_source: BTreeMap<String, Group>,
     pub by_doc_type: BTreeMap<String, Group>,
+    /// By document fold (`folds`), when the run asked for folds.
+    pub by_fold: BTreeMap<usize, FoldGroup>,
     pub redundancy: Option<f64>,
     pub select_ms: Option<f64>,
     /// Page Recall@1/3/5 over answerable questions.
@@ -49,6 +59,8 @@ pub struct EvalReport {
     /// Questions whose documents have no notes in the index.
     pub empty_pools: usize,
     pub summaries: Vec<Summary>,
+    /// The number of folds by document of the figures by fold; 0 for none.
+    pub folds: usize,
     pub command: String,
 }
 
@@ -157,6 +169,38 @@ pub fn markdown(r: &EvalReport) -> String {
             m.budget,
             cols.join(" | ")
         );
+    }
+    if r.folds > 0 {
+        let _ = writeln!(
+            s,
+            "\n## Recall@B and page R@1 by document fold (%, n)\n\nQuestions go with the fold of their document: documents ordered by the FNV-1a hash of their name and dealt into {} folds in turn (`indexer_eval::folds`). A figure of a fold comes from documents that tuning on the other folds has not seen.\n",
+            r.folds
+        );
+        let _ = writeln!(
+            s,
+            "| selector | pool | B | {} |\n|---|---|---|{}",
+            (0..r.folds)
+                .map(|f| format!("fold {f} recall | page R@1"))
+                .collect::<Vec<_>>()
+                .join(" | "),
+            "---|---|".repeat(r.folds)
+        );
+        for m in &sel {
+            let cols: Vec<String> = (0..r.folds)
+                .map(|f| match m.by_fold.get(&f) {
+                    Some(x) => format!("{} | {}", g(Some(&x.group)), pct(x.page_r1)),
+                    None => "- | -".into(),
+                })
+                .collect();
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} |",
+                m.selector,
+                m.pool,
+                m.budget,
+                cols.join(" | ")
+            );
+        }
     }
     let _ = writeln!(
         s,

@@ -36,7 +36,7 @@ mod uri;
 pub mod request;
 
 pub use protocol::{PROTOCOL_VERSIONS, RpcError, codes};
-pub use request::{Failure, FailureClass, Pages, Search, SearchArgs, Unit};
+pub use request::{Failure, FailureClass, Pages, RewriteArg, Search, SearchArgs, Unit};
 
 use indexer_engine::{Engine, Llm};
 use protocol::{error_response, write_message};

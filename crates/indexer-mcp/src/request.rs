@@ -194,9 +194,29 @@ pub struct SearchArgs {
     pub matching: Option<String>,
     /// Pseudo-relevance feedback in the first stage (default true).
     pub feedback: Option<bool>,
-    /// Whether the query is rewritten (default true): its closing instructions about the
-    /// answer left out and the pages it names put first.
-    pub rewrite: Option<bool>,
+    /// The rules of the rewrite stage (default all): on or off, or rules by name
+    /// (`"pages,terms"`).
+    pub rewrite: Option<RewriteArg>,
+}
+
+/// The rewrite rules as a caller gives them: on or off, or the rules by name,
+/// comma-separated (`instructions`, `terms`, `pages`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RewriteArg {
+    On(bool),
+    Rules(String),
+}
+
+impl RewriteArg {
+    /// The rules, or a `bad_rewrite` failure that lists them.
+    pub fn rules(&self) -> Result<indexer_engine::Rules, Failure> {
+        match self {
+            RewriteArg::On(on) => Ok((*on).into()),
+            RewriteArg::Rules(text) => text
+                .parse()
+                .map_err(|e: String| Failure::invalid("bad_rewrite", e)),
+        }
+    }
 }
 
 /// A checked search: the engine's request and what to return.
@@ -246,8 +266,8 @@ impl SearchArgs {
         if let Some(f) = self.feedback {
             req.feedback = f;
         }
-        if let Some(r) = self.rewrite {
-            req.rewrite = r;
+        if let Some(r) = &self.rewrite {
+            req.rewrite = r.rules()?;
         }
         let unit = match self.unit.as_deref() {
             Some(u) => u.parse()?,
@@ -340,7 +360,7 @@ mod tests {
             unit: Some("page".into()),
             matching: Some("exact".into()),
             feedback: Some(false),
-            rewrite: Some(false),
+            rewrite: Some(RewriteArg::On(false)),
             ..SearchArgs::new("q")
         }
         .validate()
@@ -354,8 +374,27 @@ mod tests {
         assert_eq!(r.filter.pages, Some((3, 9)));
         assert_eq!(r.matching, Matching::EXACT);
         assert!(!r.feedback);
-        assert!(!r.rewrite);
+        assert_eq!(r.rewrite, indexer_engine::Rules::NONE);
         assert_eq!(s.unit, Unit::Page);
+        // Rules by name, and a name that is none: a failure that lists them.
+        let rules = |text: &str| {
+            SearchArgs {
+                rewrite: Some(RewriteArg::Rules(text.into())),
+                ..SearchArgs::new("q")
+            }
+            .validate()
+        };
+        assert_eq!(
+            rules("pages,terms").unwrap().request.rewrite.to_string(),
+            "terms,pages"
+        );
+        let e = rules("spelling").unwrap_err();
+        assert_eq!(e.code, "bad_rewrite");
+        assert!(
+            e.message.contains("instructions, terms, pages"),
+            "{}",
+            e.message
+        );
         let p = |p| {
             SearchArgs {
                 pages: Some(p),

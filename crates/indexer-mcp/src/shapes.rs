@@ -107,6 +107,9 @@ fn rewrite_text(out: &mut String, r: Option<&Rewrite>) {
             pages.join(", ")
         );
     }
+    for reason in &r.reasons {
+        let _ = writeln!(out, "Rewritten ({}): {}.", reason.rule, reason.why);
+    }
 }
 
 /// Ranked pages or documents as JSON.
@@ -164,6 +167,18 @@ pub fn search_schema() -> Value {
                                 "phrase": {"type": "string", "description": "the words of the query that name it"},
                             },
                             "required": ["doc", "page", "phrase"],
+                        },
+                    },
+                    "reasons": {
+                        "type": "array",
+                        "description": "each rule that changed the query and why",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "rule": {"type": "string", "enum": ["instructions", "terms", "pages"]},
+                                "why": {"type": "string"},
+                            },
+                            "required": ["rule", "why"],
                         },
                     },
                 },

@@ -3,7 +3,7 @@
 //! schema. A failure is a result with `isError`, its text the HTTP API's code, message and hint.
 
 use crate::protocol::{RpcError, codes, write_message};
-use crate::request::{Failure, Pages, SearchArgs, Unit};
+use crate::request::{Failure, Pages, RewriteArg, SearchArgs, Unit};
 use crate::shapes;
 use crate::uri::crop_uri;
 use indexer_engine::{AskEvent, Engine, Llm, SelectorKind};
@@ -53,7 +53,7 @@ fn search_properties(with_unit: bool) -> Value {
         "docs": {"type": "array", "items": {"type": "string"}, "description": "Only these documents: ids as list_documents names them, or a unique end of one (lmer.pdf)"},
         "kinds": {"type": "array", "items": {"type": "string", "enum": ["text", "figure", "table"]}, "description": "Only these kinds of note"},
         "pages": {"type": ["string", "integer"], "description": "Only these pages: 5 or \"3-9\" (1-based)"},
-        "rewrite": {"type": "boolean", "description": "Rewrite the query before searching it (default true): leave out closing instructions about the answer (\"Answer in millions.\") and put the pages it names (\"page 12\", \"the last page\") first; the result says what was rewritten. false searches the query as typed"},
+        "rewrite": {"oneOf": [{"type": "boolean"}, {"type": "string"}, {"type": "array", "items": {"type": "string", "enum": ["instructions", "terms", "pages"]}}], "description": "The rewrite stage's rules: true (the default: terms and pages), all, false, or rules by name: instructions (closing instructions about the answer, \"Answer in millions.\", left out of the search), terms (a financial measure's line items added, in a financial context), pages (pages the query names of a known document, \"page 12\", put first). false searches the query as typed; \"pages,instructions\" or a list runs only those. The result says what was rewritten and why"},
     });
     if with_unit {
         p["unit"] = json!({"type": "string", "enum": ["note", "page", "document"], "description": "note (default): an evidence set of notes; page or document: the best pages or documents, each with its best notes"});
@@ -217,7 +217,7 @@ fn search_args(args: &Args, with_unit: bool) -> Result<SearchArgs, Failure> {
         docs: args.strings("docs")?,
         kinds: args.strings("kinds")?,
         pages: args.pages("pages")?,
-        rewrite: args.boolean("rewrite")?,
+        rewrite: args.rewrite("rewrite")?,
         unit: if with_unit {
             args.string("unit")?
         } else {
@@ -446,13 +446,17 @@ impl Args {
         }
     }
 
-    fn boolean(&self, name: &str) -> Result<Option<bool>, Failure> {
+    /// The rewrite rules: a boolean, rules by name (comma-separated), or a list of names.
+    fn rewrite(&self, name: &str) -> Result<Option<RewriteArg>, Failure> {
         match self.get(name) {
             None => Ok(None),
-            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(Value::Bool(b)) => Ok(Some(RewriteArg::On(*b))),
+            Some(Value::String(_) | Value::Array(_)) => {
+                Ok(Some(RewriteArg::Rules(self.strings(name)?.join(","))))
+            }
             Some(v) => Err(Failure::invalid(
-                "bad_boolean",
-                format!("{name} must be true or false, not {v}"),
+                "bad_rewrite",
+                format!("{name} must be true, false or rules by name, not {v}"),
             )),
         }
     }

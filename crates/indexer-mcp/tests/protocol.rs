@@ -240,10 +240,18 @@ fn search_answers_text_structure_and_crop_links() {
 #[test]
 fn search_says_what_it_rewrote_and_rewrite_false_searches_as_typed() {
     let q = "What does page 3 of paper.pdf show? Answer in percent.";
-    let r = tool("search", json!({"query": q, "docs": ["paper.pdf"]}));
+    let r = tool(
+        "search",
+        json!({"query": q, "docs": ["paper.pdf"], "rewrite": "all"}),
+    );
     assert_eq!(r["isError"], false, "{r}");
+    let mut rewrite = r["structuredContent"]["rewrite"].clone();
+    let reasons = rewrite.as_object_mut().unwrap().remove("reasons").unwrap();
+    assert_eq!(reasons[0]["rule"], "instructions", "{r}");
+    assert_eq!(reasons[1]["rule"], "pages", "{r}");
+    assert!(text(&r).contains("Rewritten (pages): "), "{}", text(&r));
     assert_eq!(
-        r["structuredContent"]["rewrite"],
+        rewrite,
         json!({
             "searched": "What does page 3 of paper.pdf show?",
             "dropped": "Answer in percent.",
@@ -275,12 +283,8 @@ fn search_says_what_it_rewrote_and_rewrite_false_searches_as_typed() {
     );
     assert_eq!(r["isError"], false, "{r}");
     let rewrite = &r["structuredContent"]["rewrite"];
-    let added = "consolidated statements of operations income 2019";
-    assert_eq!(
-        rewrite["related"],
-        json!(["consolidated statements of operations income", "2019"]),
-        "{r}"
-    );
+    let added = "2019";
+    assert_eq!(rewrite["related"], json!(["2019"]), "{r}");
     assert!(rewrite.get("dropped").is_none(), "{r}");
     assert!(
         text(&r).contains(&format!(
@@ -289,9 +293,24 @@ fn search_says_what_it_rewrote_and_rewrite_false_searches_as_typed() {
         "{}",
         text(&r)
     );
-    let r = tool("search", json!({"query": "tiles", "rewrite": "no"}));
-    assert_eq!(r["isError"], true);
-    assert!(text(&r).starts_with("error bad_boolean"), "{}", text(&r));
+    // By default, and with the rules named one by one, the instructions stay in the search.
+    for rewrite in [json!(true), json!(["pages", "terms"]), json!("pages")] {
+        let r = tool(
+            "search",
+            json!({"query": q, "docs": ["paper.pdf"], "rewrite": rewrite}),
+        );
+        assert_eq!(r["isError"], false, "{r}");
+        let rw = &r["structuredContent"]["rewrite"];
+        assert!(
+            rw.get("dropped").is_none() && rw["named_pages"][0]["page"] == 3,
+            "{r}"
+        );
+    }
+    for bad in [json!("no"), json!(["pages", "spelling"]), json!(3)] {
+        let r = tool("search", json!({"query": "tiles", "rewrite": bad}));
+        assert_eq!(r["isError"], true);
+        assert!(text(&r).starts_with("error bad_rewrite"), "{}", text(&r));
+    }
 }
 
 #[test]

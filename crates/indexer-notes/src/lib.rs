@@ -200,6 +200,12 @@ impl Note {
         }
     }
 
+    /// Whether the note is the note of words of a page of numbers (a statement, a table
+    /// without rules): a text note with a context, which no other text note has.
+    pub fn is_page_of_numbers(&self) -> bool {
+        self.kind == NoteKind::Text && self.context.is_some()
+    }
+
     /// A note with the required fields set and everything else empty.
     pub fn new(
         id: impl Into<String>,

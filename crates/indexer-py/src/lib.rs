@@ -12,7 +12,7 @@ mod types;
 
 use errors::Raise;
 use indexer_engine::{Engine, IngestEvent, Runtime};
-use indexer_mcp::{Failure, Pages, SearchArgs, Unit};
+use indexer_mcp::{Failure, Pages, RewriteArg, SearchArgs, Unit};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
@@ -222,9 +222,12 @@ impl Index {
     /// `fused`, `cds`, `cds-paper`, `cds-hybrid`, `mmr`, `dpp`, `cosine`, `ppr`, `random`, ...,
     /// with options as `NAME:KEY=VALUE` (`"fused-cap:cap=2"`); `docs`:
     /// documents by id or a unique end of one (`"lmer.pdf"`); `kinds`: `text`, `figure`,
-    /// `table`; `pages`: `5`, `"3-9"` or `(3, 9)`; `rewrite=False`: the query searched as
-    /// typed, without leaving out its closing instructions about the answer ("Answer in
-    /// millions.") or putting the pages it names ("page 12") first.
+    /// `table`; `pages`: `5`, `"3-9"` or `(3, 9)`; `rewrite`: the rewrite stage's rules,
+    /// `True` (all, the default), `False` (the query searched as typed), or some of
+    /// `"instructions"` (closing instructions about the answer, "Answer in millions.", left
+    /// out), `"terms"` (a financial measure's line items added, in a financial context) and
+    /// `"pages"` (pages named of a known document, "page 12", put first), as
+    /// `"pages,terms"` or a list.
     #[pyo3(signature = (query, budget=10, selector=None, docs=None, kinds=None, pages=None, unit="note", *, candidates=None, matching=None, feedback=None, rewrite=None))]
     #[allow(clippy::too_many_arguments)]
     fn query<'py>(
@@ -240,8 +243,15 @@ impl Index {
         candidates: Option<i64>,
         matching: Option<String>,
         feedback: Option<bool>,
-        rewrite: Option<bool>,
+        rewrite: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyList>> {
+        let rewrite = match rewrite {
+            None => None,
+            Some(r) => Some(match r.extract::<bool>() {
+                Ok(on) => RewriteArg::On(on),
+                Err(_) => RewriteArg::Rules(strings(Some(&r))?.join(",")),
+            }),
+        };
         let s = SearchArgs {
             query,
             budget: Some(budget),

@@ -49,15 +49,35 @@ pub(crate) struct SearchQuery {
     pub matching: Option<String>,
     /// Pseudo-relevance feedback in the first stage (default true).
     pub feedback: Option<bool>,
-    /// Whether the query is rewritten (default true): its closing instructions about the
-    /// answer left out, the pages it names put first. `false` searches it as typed.
-    pub rewrite: Option<bool>,
+    /// The rules of the rewrite stage: `true` (the default rules), `all`, `false` (the query
+    /// searched as typed), or rules by name: `"pages,terms"` or `["pages", "terms"]`.
+    pub rewrite: Option<RewriteRules>,
     /// `page` or `document`.
     pub group: Option<String>,
     /// The keys of each hit to send (a list, or comma-separated).
     pub fields: Option<OneOrMany>,
     /// About how long a snippet is, in bytes.
     pub snippet_chars: Option<usize>,
+}
+
+/// The rewrite rules as a body or a query string gives them: a boolean, rules by name
+/// (comma-separated), or a list of names.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum RewriteRules {
+    On(bool),
+    Names(OneOrMany),
+}
+
+impl RewriteRules {
+    fn rules(self) -> Result<indexer_engine::Rules, ApiError> {
+        let text = match self {
+            RewriteRules::On(on) => return Ok(on.into()),
+            RewriteRules::Names(names) => names.into_vec().join(","),
+        };
+        text.parse()
+            .map_err(|e: String| ApiError::bad_request("bad_rewrite", e))
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -123,7 +143,7 @@ impl TryFrom<SearchQueryGet> for SearchQuery {
             pages: p.pages.map(Pages::Text),
             matching: p.matching,
             feedback: boolean("feedback", p.feedback)?,
-            rewrite: boolean("rewrite", p.rewrite)?,
+            rewrite: p.rewrite.map(|r| RewriteRules::Names(OneOrMany::One(r))),
             group: p.group,
             fields: p.fields.map(OneOrMany::One),
             snippet_chars: count("snippet_chars", p.snippet_chars)?,
@@ -237,7 +257,7 @@ impl SearchQuery {
             req.feedback = f;
         }
         if let Some(r) = self.rewrite {
-            req.rewrite = r;
+            req.rewrite = r.rules()?;
         }
         let group = self
             .group
@@ -415,23 +435,59 @@ mod tests {
 
     #[test]
     fn rewrite_in_both_forms() {
-        for (get_q, post_q) in [
-            ("q=x&rewrite=false", r#"{"q": "x", "rewrite": false}"#),
-            ("q=x&rewrite=0", r#"{"q": "x", "rewrite": false}"#),
+        use indexer_engine::{RuleKind, Rules};
+        let pages_terms = Rules::NONE.with(RuleKind::Pages).with(RuleKind::Terms);
+        for (get_q, post_q, want) in [
+            (
+                "q=x&rewrite=false",
+                r#"{"q": "x", "rewrite": false}"#,
+                Rules::NONE,
+            ),
+            (
+                "q=x&rewrite=0",
+                r#"{"q": "x", "rewrite": "false"}"#,
+                Rules::NONE,
+            ),
+            (
+                "q=x&rewrite=true",
+                r#"{"q": "x", "rewrite": true}"#,
+                Rules::DEFAULT,
+            ),
+            (
+                "q=x&rewrite=all",
+                r#"{"q": "x", "rewrite": "all"}"#,
+                Rules::ALL,
+            ),
+            (
+                "q=x&rewrite=pages,terms",
+                r#"{"q": "x", "rewrite": ["pages", "terms"]}"#,
+                pages_terms,
+            ),
+            (
+                "q=x&rewrite=terms%2Cpages",
+                r#"{"q": "x", "rewrite": "terms,pages"}"#,
+                pages_terms,
+            ),
         ] {
-            assert!(!get(get_q).unwrap().rewrite, "{get_q}");
-            assert!(!post(post_q).unwrap().rewrite, "{post_q}");
+            assert_eq!(get(get_q).unwrap().rewrite, want, "{get_q}");
+            assert_eq!(post(post_q).unwrap().rewrite, want, "{post_q}");
         }
-        assert!(get("q=x&rewrite=true").unwrap().rewrite);
-        assert!(post(r#"{"q": "x", "rewrite": true}"#).unwrap().rewrite);
         assert_eq!(get("q=x").unwrap().rewrite, indexer_engine::DEFAULT_REWRITE);
         assert_eq!(
             post(r#"{"q": "x"}"#).unwrap().rewrite,
             indexer_engine::DEFAULT_REWRITE
         );
-        let e = get("q=x&rewrite=off").unwrap_err();
-        assert_eq!(e.code, "bad_boolean");
-        assert!(e.message.contains("rewrite"), "{}", e.message);
+        for e in [
+            get("q=x&rewrite=maybe").unwrap_err(),
+            post(r#"{"q": "x", "rewrite": ["pages", "spelling"]}"#).unwrap_err(),
+        ] {
+            assert_eq!(e.code, "bad_rewrite");
+            assert!(
+                e.message.contains("instructions, terms, pages"),
+                "{}",
+                e.message
+            );
+        }
     }
 
     #[test]

@@ -297,6 +297,10 @@ pub(crate) struct Hit {
     /// section, when files are served.
     #[serde(skip_serializing_if = "Field::is_omitted")]
     pub file_url: Field<Option<String>>,
+    /// `true` on a note of a page the query names, which the ranking stage put first
+    /// (its `score` is then its fused score); absent otherwise.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub named_page: bool,
 }
 
 impl Search {
@@ -381,6 +385,7 @@ impl Hit {
         let note_url = format!("/notes/{}", encode(&n.id));
         let anchor = n.anchor.as_deref();
         Hit {
+            named_page: h.named_page,
             rank: f.pick("rank", || h.rank),
             score: f.pick("score", || h.score),
             cosine: f.pick("cosine", || f64::from(h.cosine)),

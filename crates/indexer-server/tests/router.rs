@@ -374,26 +374,29 @@ async fn rewrites_are_shown_and_can_be_switched_off() {
     let (s, v) = get("/search?q=what%20does%20page%203%20show&doc=paper.pdf").await;
     assert_eq!(s, StatusCode::OK, "{v}");
     assert_eq!(
-        v["rewrite"],
-        serde_json::json!({"named_pages": [{"doc": "paper.pdf", "page": 3, "phrase": "page 3"}]}),
+        v["rewrite"]["named_pages"],
+        serde_json::json!([{"doc": "paper.pdf", "page": 3, "phrase": "page 3"}]),
         "{v}"
     );
+    assert_eq!(v["rewrite"]["reasons"][0]["rule"], "pages", "{v}");
+    assert_eq!(v["hits"][0]["named_page"], true, "{v}");
     // Instructions about the answer are left out of the search, and the answer says what
     // was searched; grouped searches say it too.
     let q = "Which selector has the best recall? Answer in percent.";
     for uri in [
-        format!("/search?q={}", encode(q)),
-        format!("/search?q={}&group=page", encode(q)),
+        format!("/search?q={}&rewrite=all", encode(q)),
+        format!("/search?q={}&group=page&rewrite=instructions", encode(q)),
     ] {
         let (s, v) = get(&uri).await;
         assert_eq!(s, StatusCode::OK, "{v}");
         assert_eq!(v["query"], q);
         assert_eq!(
-            v["rewrite"],
-            serde_json::json!({
-                "searched": "Which selector has the best recall?",
-                "dropped": "Answer in percent.",
-            }),
+            v["rewrite"]["searched"], "Which selector has the best recall?",
+            "{uri}: {v}"
+        );
+        assert_eq!(v["rewrite"]["dropped"], "Answer in percent.", "{uri}: {v}");
+        assert_eq!(
+            v["rewrite"]["reasons"][0]["rule"], "instructions",
             "{uri}: {v}"
         );
     }
@@ -404,14 +407,22 @@ async fn rewrites_are_shown_and_can_be_switched_off() {
     let (s, v) = post(serde_json::json!({"q": q, "rewrite": false}).to_string()).await;
     assert_eq!(s, StatusCode::OK, "{v}");
     assert!(v.get("rewrite").is_none(), "{v}");
+    // By default the instructions are searched too: nothing else would change.
+    let (s, v) = get(&format!("/search?q={}", encode(q))).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert!(v.get("rewrite").is_none(), "{v}");
     // An ordinary question is searched as typed.
     let (s, v) =
         get("/search?q=What%20should%20the%20cover%20letter%20include%3F&doc=paper.pdf").await;
     assert_eq!(s, StatusCode::OK, "{v}");
     assert!(v.get("rewrite").is_none(), "{v}");
+    // One rule switched off alone: the instructions are kept, nothing else would change.
+    let (s, v) = get(&format!("/search?q={}&rewrite=pages,terms", encode(q))).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert!(v.get("rewrite").is_none(), "{v}");
     let (s, v) = get("/search?q=x&rewrite=maybe").await;
     assert_eq!(s, StatusCode::BAD_REQUEST);
-    assert_error(&v, "bad_boolean");
+    assert_error(&v, "bad_rewrite");
 }
 
 /// The query string form of `s` (spaces as %20, reserved characters escaped).

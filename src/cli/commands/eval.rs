@@ -123,7 +123,12 @@ pub fn run(args: EvalArgs, settings: &Settings) -> Result<ExitCode> {
         candidates: args.candidates,
         fusion: args.fusion,
         feedback: !args.no_feedback,
-        rewrite: !args.no_rewrite,
+        rewrite: if args.no_rewrite {
+            indexer_engine::Rules::NONE
+        } else {
+            args.rewrite
+        },
+        folds: args.folds,
         matching: args.matching,
         out: args.out.clone(),
         limit: args.limit,

@@ -5,7 +5,7 @@
 use super::files::file_rows;
 use crate::first_stage::FirstStage;
 use crate::location::IndexLocation;
-use crate::pool::{Pool, PoolEntry, links_among, note_info};
+use crate::pool::{Pool, PoolEntry};
 use crate::question::SearchedQuestion;
 use crate::reader::Reader;
 use crate::{Error, Result};
@@ -255,29 +255,37 @@ impl Reader for MilvusReader {
             }
         }
         indexer_index::fuse(&mut hits, fusion);
-        let mut pool = Pool {
-            dim,
-            ..Pool::default()
-        };
         let mut found: Vec<Option<(Note, Vec<f32>)>> = found.into_iter().map(Some).collect();
+        let mut candidates = Vec::with_capacity(hits.len());
+        let mut vectors = Vec::with_capacity(hits.len());
         for c in &hits {
             let Some((note, v)) = found[c.ordinal].take() else {
                 continue;
             };
-            if v.len() != dim {
-                continue;
-            }
-            pool.entries.push(PoolEntry {
+            let entry = PoolEntry {
                 note,
                 cosine: c.cosine.unwrap_or(0.0),
                 bm25_rank: c.bm25_rank,
                 vector_rank: c.vector_rank,
-            });
-            pool.vectors.extend_from_slice(&v);
-            pool.fused.push(f64::from(c.fused));
+            };
+            candidates.push((entry, f64::from(c.fused)));
+            vectors.push(v);
         }
-        pool.links = links_among(&pool.entries);
-        pool.info = note_info(&pool.entries);
-        Ok(pool)
+        Ok(Pool::ranked(
+            dim,
+            candidates
+                .into_iter()
+                .zip(&vectors)
+                .map(|((e, f), v)| (e, v.as_slice(), f)),
+        ))
+    }
+
+    fn bm25_notes(&self, text: &str, k: usize, filter: &Filter) -> Result<Vec<Note>> {
+        let terms = indexer_index::analyze(text).join(" ");
+        self.col
+            .bm25(&terms, k, &milvus_filter(filter))?
+            .iter()
+            .map(note_of)
+            .collect()
     }
 }

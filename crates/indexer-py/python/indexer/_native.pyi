@@ -108,7 +108,7 @@ class Index:
         candidates: Optional[int] = None,
         matching: Optional[str] = None,
         feedback: Optional[bool] = None,
-        rewrite: Optional[bool] = None,
+        rewrite: Union[bool, str, Sequence[str], None] = None,
     ) -> Union[List[Hit], List[Page]]: ...
     def ask(
         self,
