@@ -205,6 +205,11 @@ pub struct SearchArgs {
     /// Search the question as typed (the same as --rewrite false)
     #[arg(long)]
     pub no_rewrite: bool,
+    /// How candidates are ranked before selection: learned (the learned model of the index's
+    /// encoder over each candidate's features) or fused (the first stage's fused score);
+    /// also INDEXER_RANKING, `ranking` in indexer.toml
+    #[arg(long, value_name = "RANKING")]
+    pub ranking: Option<indexer_engine::Ranking>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -345,6 +350,17 @@ pub struct EvalArgs {
     /// of their name (0: no folds)
     #[arg(long, value_name = "K", default_value_t = indexer_eval::folds::DEFAULT_FOLDS)]
     pub folds: usize,
+    /// How the hybrid pool's candidates are ranked (as for `query`): learned or fused
+    #[arg(long, value_name = "RANKING", default_value_t = indexer_engine::DEFAULT_RANKING)]
+    pub ranking: indexer_engine::Ranking,
+    /// A folder of learned models, one a fold (fold-K.json and fold-K.txt, trained without
+    /// fold K by tools/train-ranker): each fold's questions ranked by its own model
+    #[arg(long, value_name = "DIR", conflicts_with = "ranking")]
+    pub ranker_folds: Option<PathBuf>,
+    /// Write the features of every answerable question's first-stage candidates, with their
+    /// labels, to this CSV file (for tools/train-ranker), then evaluate as asked
+    #[arg(long, value_name = "FILE")]
+    pub export_features: Option<PathBuf>,
     /// Output folder: report.md, results.jsonl (a rerun resumes), plots
     #[arg(long, value_name = "DIR", default_value = "eval-out")]
     pub out: PathBuf,

@@ -16,6 +16,8 @@ pub struct Config {
     pub candidates: Option<usize>,
     /// The rewrite stage's rules: `true`, `false` or `"pages,terms"`.
     pub rewrite: Option<RewriteSetting>,
+    /// `learned` or `fused`.
+    pub ranking: Option<String>,
     pub jobs: Option<usize>,
     pub model: Option<String>,
     /// `indexer ask` and `POST /ask`: base URL of an OpenAI-compatible API.

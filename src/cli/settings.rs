@@ -114,6 +114,15 @@ impl Settings {
             feedback: !args.no_feedback,
             snippet_chars: indexer_engine::DEFAULT_SNIPPET_CHARS,
             rewrite,
+            ranking: match args
+                .ranking
+                .map(Ok)
+                .or(config::env_string("INDEXER_RANKING").map(|v| v.parse()))
+                .or(cfg.ranking.as_deref().map(str::parse))
+            {
+                Some(r) => r.map_err(|e: String| anyhow::anyhow!("ranking: {e}"))?,
+                None => indexer_engine::DEFAULT_RANKING,
+            },
         })
     }
 

@@ -10,6 +10,7 @@ use crate::location::IndexLocation;
 use crate::named_pages::put_named_pages_first;
 use crate::pool::{Pool, PoolEntry, Tier};
 use crate::question::{Rewrite, SearchedQuestion};
+use crate::ranking::{Ranker, Ranking};
 use crate::rewrite::Rules;
 use crate::search::{Hit, SearchRequest, SearchResponse, Timings};
 use crate::snippet::{QueryTerm, query_terms, snippet, snippet_source};
@@ -162,15 +163,75 @@ impl Engine {
 
     /// The hybrid candidates of a question: the first stage's top candidates of BM25 (its
     /// words and their expansions) and of the vectors, fused, as `stage` says, with `filter`
-    /// applied inside both searches, and the pages the question names put first
-    /// (`named_pages`).
+    /// applied inside both searches, ranked as `ranking` says, and the pages the question
+    /// names put first (`named_pages`).
     pub fn hybrid_pool(
         &self,
         question: &SearchedQuestion<'_>,
         filter: &Filter,
         stage: FirstStage,
+        ranking: Ranking,
     ) -> Result<Pool> {
-        Ok(question_pool(self.index().as_ref(), question, filter, stage)?.0)
+        let index = self.index();
+        let ranker = self.ranker(index.as_ref(), ranking);
+        Ok(question_pool(index.as_ref(), question, filter, stage, ranker)?.0)
+    }
+
+    /// As [`Engine::hybrid_pool`], ranked by a given learned model (`None`: the fused
+    /// score), for an evaluation that ranks each fold's questions by a model trained
+    /// without them. The model must be for the index's encoder.
+    pub fn hybrid_pool_with(
+        &self,
+        question: &SearchedQuestion<'_>,
+        filter: &Filter,
+        stage: FirstStage,
+        ranker: Option<&Ranker>,
+    ) -> Result<Pool> {
+        let index = self.index();
+        if let Some(r) = ranker
+            && r.model_id() != index.model_id()
+        {
+            return Err(Error::BadRequest(format!(
+                "the ranking model is for the encoder {}, the index was built with {}",
+                r.model_id(),
+                index.model_id()
+            )));
+        }
+        Ok(question_pool(index.as_ref(), question, filter, stage, ranker)?.0)
+    }
+
+    /// The first stage's candidates of a question alone: fused, not ranked again, no page put
+    /// first. What the learned ranking reads (`indexer eval --export-features`).
+    pub fn first_stage_pool(
+        &self,
+        question: &SearchedQuestion<'_>,
+        filter: &Filter,
+        stage: FirstStage,
+    ) -> Result<Pool> {
+        self.index().first_stage(question, filter, stage)
+    }
+
+    /// The features of every candidate of `pool` for `question` (`FEATURE_COUNT` values a
+    /// row, `crate::ranking::features`), as the learned ranking reads them.
+    pub fn feature_table(&self, question: &SearchedQuestion<'_>, pool: &Pool) -> Vec<f64> {
+        let index = self.index();
+        let terms = crate::ranking::features::query_terms(&question.searched);
+        crate::ranking::features::features(pool, &terms, &|doc| {
+            index.document_pages(doc).ok().flatten()
+        })
+    }
+
+    /// The learned model `ranking` asks for, for the index's encoder: `None` for `fused`,
+    /// and for an encoder without a model.
+    fn ranker(
+        &self,
+        reader: &dyn crate::reader::Reader,
+        ranking: Ranking,
+    ) -> Option<&'static Ranker> {
+        match ranking {
+            Ranking::Fused => None,
+            Ranking::Learned => crate::ranking::shipped(reader.model_id()),
+        }
     }
 
     /// Every note of the given documents as candidates (the CDS paper's pool), with the cosine
@@ -189,6 +250,7 @@ impl Engine {
                         note: note.clone(),
                         cosine: indexer_index::dot(v, vector),
                         bm25_rank: None,
+                        bm25_score: None,
                         vector_rank: None,
                     },
                     v.as_slice(),
@@ -224,13 +286,20 @@ impl Engine {
         let question =
             self.read_question(view.backend(), query, req.matching, req.rewrite, &filter)?;
         let t_embed = t0.elapsed();
+        let ranker = self.ranker(view.backend().as_ref(), req.ranking);
         let (pool, named_pages) = question_pool(
             view.backend().as_ref(),
             &question,
             &filter,
             req.first_stage(),
+            ranker,
         )?;
         Ok(Prepared {
+            ranking: if ranker.is_some() {
+                Ranking::Learned
+            } else {
+                Ranking::Fused
+            },
             query: query.to_string(),
             rewrite: Rewrite::of(&question, named_pages),
             terms: query_terms(question.kept, req.matching),
@@ -274,6 +343,7 @@ impl Engine {
             query: p.query,
             rewrite: p.rewrite,
             selector: req.selector.to_string(),
+            ranking: p.ranking.as_str(),
             budget: req.budget,
             generation: p.view.generation(),
             model: p.view.model_id().to_string(),
@@ -296,22 +366,31 @@ impl Engine {
     }
 }
 
-/// The candidates of a question (its searched part): the first stage's, with the pages the
-/// question names put first (when it is rewritten), and those pages. What `indexer query`,
-/// the server and `indexer eval` all search.
+/// The candidates of a question (its searched text): the first stage's, ranked by `ranker`
+/// when one is given, with the pages the question names put first, and those pages. What
+/// `indexer query`, the server and `indexer eval` all search.
 fn question_pool(
     reader: &dyn crate::reader::Reader,
     question: &SearchedQuestion<'_>,
     filter: &Filter,
     stage: FirstStage,
+    ranker: Option<&Ranker>,
 ) -> Result<(Pool, Vec<crate::question::NamedPage>)> {
     let mut pool = reader.first_stage(question, filter, stage)?;
+    if let Some(ranker) = ranker {
+        let terms = crate::ranking::features::query_terms(&question.searched);
+        crate::ranking::rank(&mut pool, ranker, &terms, &|doc| {
+            reader.document_pages(doc).ok().flatten()
+        });
+    }
     let named = put_named_pages_first(reader, &mut pool, question, filter)?;
     Ok((pool, named))
 }
 
 /// A checked request with its query vector and candidates.
 pub(crate) struct Prepared {
+    /// How the candidates were ranked.
+    pub ranking: Ranking,
     pub query: String,
     pub rewrite: Option<Rewrite>,
     pub terms: Vec<QueryTerm>,

@@ -27,6 +27,7 @@ mod named_pages;
 mod pages;
 mod pool;
 mod question;
+pub mod ranking;
 mod reader;
 pub mod rewrite;
 mod search;
@@ -63,10 +64,12 @@ pub use location::IndexLocation;
 pub use pages::{GroupBy, NOTES_PER_PAGE, PageResponse, PageResult};
 pub use pool::{Pool, PoolEntry, Tier};
 pub use question::{NamedPage, Rewrite, SearchedQuestion};
+pub use ranking::{Ranker, Ranking};
 pub use rewrite::{PageRef, PageReferences, Reason, Rewritten, RuleKind, Rules};
 pub use search::{
-    DEFAULT_BUDGET, DEFAULT_MATCHING, DEFAULT_REWRITE, DEFAULT_SELECTOR, DEFAULT_SNIPPET_CHARS,
-    Hit, SearchRequest, SearchResponse, Timings, parse_pages, parse_selector,
+    DEFAULT_BUDGET, DEFAULT_MATCHING, DEFAULT_RANKING, DEFAULT_REWRITE, DEFAULT_SELECTOR,
+    DEFAULT_SNIPPET_CHARS, Hit, SearchRequest, SearchResponse, Timings, parse_pages,
+    parse_selector,
 };
 pub use snippet::{QueryTerm, Snippet, query_terms, snippet_source};
 pub use texts::{Rankings, TextDocument, index_texts};

@@ -111,6 +111,7 @@ impl Reader for LocalReader {
                 note,
                 cosine: c.cosine.unwrap_or(0.0),
                 bm25_rank: c.bm25_rank,
+                bm25_score: c.bm25_score,
                 vector_rank: c.vector_rank,
             };
             candidates.push((
@@ -120,6 +121,10 @@ impl Reader for LocalReader {
             ));
         }
         Ok(Pool::ranked(dim, candidates))
+    }
+
+    fn document_pages(&self, doc: &str) -> Result<Option<u32>> {
+        Ok(self.index.document_pages(doc))
     }
 
     fn bm25_notes(&self, text: &str, k: usize, filter: &Filter) -> Result<Vec<Note>> {

@@ -145,6 +145,7 @@ pub(crate) fn put_named_pages_first(
                     cosine: indexer_index::dot(v, &question.vector),
                     note: note.clone(),
                     bm25_rank: None,
+                    bm25_score: None,
                     vector_rank: None,
                 },
                 v.clone(),

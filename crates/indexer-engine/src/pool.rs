@@ -20,6 +20,8 @@ pub struct PoolEntry {
     pub cosine: f32,
     /// 1-based rank among the BM25 candidates, if it was one.
     pub bm25_rank: Option<usize>,
+    /// Its BM25 score, if it was a BM25 candidate.
+    pub bm25_score: Option<f32>,
     /// 1-based rank among the vector candidates, if it was one.
     pub vector_rank: Option<usize>,
 }
@@ -64,7 +66,7 @@ impl Pool {
     /// The first stage's candidates, each with its vector (`dim` values) and fused score, in
     /// any order: the pool holds them by fused score, best first (ties keep the order given).
     /// A candidate whose vector is not `dim` long is left out.
-    pub(crate) fn ranked<'v>(
+    pub fn ranked<'v>(
         dim: usize,
         candidates: impl IntoIterator<Item = (PoolEntry, &'v [f32], f64)>,
     ) -> Pool {
@@ -86,7 +88,7 @@ impl Pool {
 
     /// Notes without first-stage scores (every note of some documents), kept in the order
     /// given.
-    pub(crate) fn unranked<'v>(
+    pub fn unranked<'v>(
         dim: usize,
         notes: impl IntoIterator<Item = (PoolEntry, &'v [f32])>,
     ) -> Pool {
@@ -131,6 +133,17 @@ impl Pool {
             .iter()
             .map(|e| tiers.get(&e.note.id).copied().unwrap_or_default())
             .collect();
+        self.rank();
+    }
+
+    /// A second ranking stage's scores in place of the fused scores (one an entry), and the
+    /// pool ordered by tier, then them. A no-op on an unranked pool or scores of another
+    /// length.
+    pub(crate) fn rescore(&mut self, scores: Vec<f64>) {
+        if self.fused.len() != self.entries.len() || scores.len() != self.entries.len() {
+            return;
+        }
+        self.fused = scores;
         self.rank();
     }
 
@@ -386,6 +399,7 @@ mod tests {
             note,
             cosine,
             bm25_rank: None,
+            bm25_score: None,
             vector_rank: None,
         }
     }

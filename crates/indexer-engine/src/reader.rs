@@ -41,6 +41,8 @@ pub(crate) trait Reader: Send + Sync + std::fmt::Debug {
         filter: &Filter,
         stage: FirstStage,
     ) -> Result<Pool>;
+    /// The page count of document `doc` (0 for an unpaged one), `None` when unknown.
+    fn document_pages(&self, doc: &str) -> Result<Option<u32>>;
     /// The notes of the `k` best BM25 matches of `text` among the notes `filter` lets
     /// through, best first.
     fn bm25_notes(&self, text: &str, k: usize, filter: &Filter) -> Result<Vec<Note>>;

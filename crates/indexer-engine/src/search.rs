@@ -3,6 +3,7 @@
 
 use crate::first_stage::{DEFAULT_CANDIDATES, DEFAULT_FEEDBACK, FirstStage};
 use crate::question::Rewrite;
+use crate::ranking::Ranking;
 use crate::rewrite::Rules;
 use crate::snippet::Snippet;
 use crate::{Error, Result};
@@ -26,6 +27,9 @@ pub const DEFAULT_MATCHING: Matching = Matching::TYPING;
 /// The rewrite stage's rules a search runs when a request does not say
 /// (`SearchRequest::rewrite`): [`Rules::DEFAULT`].
 pub const DEFAULT_REWRITE: Rules = Rules::DEFAULT;
+/// How candidates are ranked before selection when a request does not say
+/// (`SearchRequest::ranking`).
+pub const DEFAULT_RANKING: Ranking = Ranking::Fused;
 /// Snippet length in bytes, when a request does not say.
 pub const DEFAULT_SNIPPET_CHARS: usize = 280;
 /// Reads a selector as a user writes it (`cds`, `fused-cap:cap=2`), the one reading for every
@@ -67,6 +71,9 @@ pub struct SearchRequest {
     /// `pages` (the pages it names of a known document put first). [`Rules::NONE`]
     /// searches the query as typed. What was rewritten is the response's `rewrite`.
     pub rewrite: Rules,
+    /// How the candidates are ranked before selection: by the learned model of the index's
+    /// encoder over their features, or by the first stage's fused score (`crate::ranking`).
+    pub ranking: Ranking,
 }
 
 impl SearchRequest {
@@ -82,6 +89,7 @@ impl SearchRequest {
             feedback: DEFAULT_FEEDBACK,
             snippet_chars: DEFAULT_SNIPPET_CHARS,
             rewrite: DEFAULT_REWRITE,
+            ranking: DEFAULT_RANKING,
         }
     }
 
@@ -142,6 +150,9 @@ pub struct SearchResponse {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rewrite: Option<Rewrite>,
     pub selector: String,
+    /// How the candidates were ranked: `learned` or `fused` (also when `learned` was asked
+    /// for an index whose encoder has no learned model).
+    pub ranking: &'static str,
     pub budget: usize,
     /// The index generation that answered.
     pub generation: u64,

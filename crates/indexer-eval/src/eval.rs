@@ -6,8 +6,8 @@ use crate::metrics::{
 use crate::report::{EvalReport, FoldGroup, Group, Summary, write_report};
 use crate::{Error, Question, Result, read_questions};
 use indexer_engine::{
-    DEFAULT_MATCHING, DEFAULT_REWRITE, Engine, Filter, FirstStage, Fusion, Matching, Note, Pool,
-    Rules, Selector, SelectorKind, SelectorSpec,
+    DEFAULT_MATCHING, DEFAULT_RANKING, DEFAULT_REWRITE, Engine, Filter, FirstStage, Fusion,
+    Matching, Note, Pool, Ranker, Ranking, Rules, Selector, SelectorKind, SelectorSpec,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -68,6 +68,12 @@ pub struct EvalConfig {
     pub rewrite: Rules,
     /// Folds by document (`folds`): the report's figures per fold; 0 for none.
     pub folds: usize,
+    /// How the hybrid pool's candidates are ranked (`SearchRequest::ranking`).
+    pub ranking: Ranking,
+    /// A folder of learned models, one a fold (`fold-K.json`, `fold-K.txt`, trained without
+    /// fold K by `tools/train-ranker`): each fold's questions ranked by its own, so that the
+    /// learned ranking is measured on documents it was not trained on. Overrides `ranking`.
+    pub ranker_folds: Option<PathBuf>,
     /// How query words match the index's terms in the hybrid pool.
     pub matching: Matching,
     pub out: PathBuf,
@@ -258,6 +264,15 @@ pub fn aggregate(
     out
 }
 
+/// The hybrid pool's first stage, as a run sets it.
+pub(crate) fn first_stage(cfg: &EvalConfig) -> FirstStage {
+    FirstStage {
+        candidates: cfg.candidates,
+        fusion: cfg.fusion,
+        feedback: cfg.feedback,
+    }
+}
+
 fn io_err(path: &std::path::Path) -> impl Fn(std::io::Error) -> Error + '_ {
     move |source| Error::Write {
         path: path.to_path_buf(),
@@ -351,6 +366,16 @@ pub fn run_eval(
             .map_err(|e| Error::Select(format!("{spec}: {e}")))?;
         choosers.push((spec.to_string(), built));
     }
+    let folds = crate::folds::question_folds(&questions, cfg.folds);
+    // Each fold's questions ranked by the model trained without them.
+    let fold_rankers: Option<Vec<Ranker>> = match &cfg.ranker_folds {
+        Some(dir) => Some(
+            (0..cfg.folds.max(1))
+                .map(|f| Ranker::read(dir, &format!("fold-{f}")))
+                .collect::<std::result::Result<_, _>>()?,
+        ),
+        None => None,
+    };
     let (mut computed, mut skipped, mut empty_pools) = (0, 0, 0);
     let total = questions.len();
     for (qi, q) in questions.iter().enumerate() {
@@ -394,15 +419,16 @@ pub fn run_eval(
             }
             let pool = match pool_mode {
                 PoolMode::All => engine.document_pool(&q.docs, &question.vector)?,
-                PoolMode::Hybrid => engine.hybrid_pool(
-                    &question,
-                    &filter,
-                    FirstStage {
-                        candidates: cfg.candidates,
-                        fusion: cfg.fusion,
-                        feedback: cfg.feedback,
-                    },
-                )?,
+                PoolMode::Hybrid => {
+                    let stage = first_stage(cfg);
+                    match &fold_rankers {
+                        Some(rankers) => {
+                            let fold = folds.get(&q.id).copied().unwrap_or(0);
+                            engine.hybrid_pool_with(&question, &filter, stage, rankers.get(fold))?
+                        }
+                        None => engine.hybrid_pool(&question, &filter, stage, cfg.ranking)?,
+                    }
+                }
             };
             let notes: Vec<&Note> = pool.entries().iter().map(|e| &e.note).collect();
             for row in todo {
@@ -436,7 +462,6 @@ pub fn run_eval(
             && (r.selector.starts_with("rank:")
                 || (wanted_sel.contains(&r.selector) && cfg.budgets.contains(&r.budget)))
     });
-    let folds = crate::folds::question_folds(&questions, cfg.folds);
     let summaries = aggregate(&rows, &questions, &folds);
     let report = EvalReport {
         questions: questions.len(),
@@ -591,6 +616,12 @@ fn command_line(cfg: &EvalConfig) -> String {
     }
     if cfg.rewrite != DEFAULT_REWRITE {
         s.push_str(&format!(" --rewrite {}", cfg.rewrite));
+    }
+    if cfg.ranking != DEFAULT_RANKING {
+        s.push_str(&format!(" --ranking {}", cfg.ranking));
+    }
+    if let Some(dir) = &cfg.ranker_folds {
+        s.push_str(&format!(" --ranker-folds {}", dir.display()));
     }
     if cfg.folds != crate::folds::DEFAULT_FOLDS {
         s.push_str(&format!(" --folds {}", cfg.folds));

@@ -9,6 +9,7 @@
 mod beir;
 pub mod data;
 mod eval;
+mod export;
 pub mod folds;
 pub mod metrics;
 mod report;
@@ -16,6 +17,7 @@ mod report;
 pub use beir::{BeirMethod, BeirReport, beir_markdown, run_beir};
 pub use data::{BeirSet, Question, read_beir, read_questions};
 pub use eval::{EvalConfig, PoolMode, ResultRow, SelectedNote, aggregate, read_rows, run_eval};
+pub use export::{ExportSummary, export_features};
 pub use report::{
     EvalReport, FoldGroup, Group, SOURCES, Summary, markdown, register_font, write_report,
 };

@@ -95,6 +95,8 @@ fn report_recall_by_source_and_resume() {
         fusion: Default::default(),
         feedback: indexer_engine::DEFAULT_FEEDBACK,
         rewrite: indexer_engine::DEFAULT_REWRITE,
+        ranking: indexer_engine::DEFAULT_RANKING,
+        ranker_folds: None,
         folds: indexer_eval::folds::DEFAULT_FOLDS,
         matching: indexer_engine::DEFAULT_MATCHING,
         out: out.clone(),

@@ -30,6 +30,23 @@ pub fn analyze(text: &str) -> Vec<String> {
     out
 }
 
+/// The terms of each of `texts`, as [`analyze`] gives them, with one analyser for all (making
+/// one costs more than analysing a short text).
+pub fn analyze_many<'a>(texts: impl IntoIterator<Item = &'a str>) -> Vec<Vec<String>> {
+    let mut a = analyzer();
+    texts
+        .into_iter()
+        .map(|text| {
+            let mut stream = a.token_stream(text);
+            let mut out = Vec::new();
+            while stream.advance() {
+                out.push(stream.token().text.clone());
+            }
+            out
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -41,5 +58,9 @@ mod tests {
             ["shade", "the", "mosaic", "plot", "tile", "2015"]
         );
         assert!(analyze("  ,;  ").is_empty());
+        assert_eq!(
+            analyze_many(["Shading tiles", "", "plots"]),
+            [vec!["shade", "tile"], vec![], vec!["plot"]]
+        );
     }
 }

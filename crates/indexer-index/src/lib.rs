@@ -52,7 +52,7 @@ mod stats;
 mod store;
 mod writer;
 
-pub use analyze::analyze;
+pub use analyze::{analyze, analyze_many};
 pub use candidates::{Candidate, CandidateSet};
 pub use error::{Error, Result};
 pub use feedback::{FEEDBACK_TERMS, FEEDBACK_WEIGHT, Feedback};

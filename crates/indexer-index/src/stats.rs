@@ -75,6 +75,11 @@ impl Index {
         }
     }
 
+    /// The page count of document `doc`, if the index holds it.
+    pub fn document_pages(&self, doc: &str) -> Option<u32> {
+        self.manifest.documents.get(doc).map(|e| e.pages)
+    }
+
     pub fn documents(&self) -> Vec<DocumentInfo> {
         self.manifest
             .documents

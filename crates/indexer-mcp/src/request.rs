@@ -197,6 +197,8 @@ pub struct SearchArgs {
     /// The rules of the rewrite stage (default all): on or off, or rules by name
     /// (`"pages,terms"`).
     pub rewrite: Option<RewriteArg>,
+    /// `learned` or `fused`: how the candidates are ranked before selection.
+    pub ranking: Option<String>,
 }
 
 /// The rewrite rules as a caller gives them: on or off, or the rules by name,
@@ -268,6 +270,11 @@ impl SearchArgs {
         }
         if let Some(r) = &self.rewrite {
             req.rewrite = r.rules()?;
+        }
+        if let Some(r) = self.ranking.as_deref().filter(|r| !r.trim().is_empty()) {
+            req.ranking = r
+                .parse()
+                .map_err(|e| Failure::invalid("unknown_ranking", e))?;
         }
         let unit = match self.unit.as_deref() {
             Some(u) => u.parse()?,

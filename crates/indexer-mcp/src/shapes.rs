@@ -82,6 +82,7 @@ pub fn search_json(view: &IndexView, r: &SearchResponse) -> Value {
         "query": r.query,
         "unit": "note",
         "selector": r.selector,
+        "ranking": r.ranking,
         "hits": r.hits.iter().map(|h| hit_json(view, h)).collect::<Vec<_>>(),
     });
     if let Some(rw) = &r.rewrite {
@@ -145,6 +146,7 @@ pub fn search_schema() -> Value {
             "query": {"type": "string"},
             "unit": {"type": "string", "enum": ["note", "page", "document"]},
             "selector": {"type": "string"},
+            "ranking": {"type": "string", "enum": ["learned", "fused"], "description": "how the candidates were ranked before selection"},
             "rewrite": {
                 "type": "object",
                 "description": "what was searched, when it is not the query as typed (absent then)",

@@ -54,6 +54,7 @@ fn search_properties(with_unit: bool) -> Value {
         "kinds": {"type": "array", "items": {"type": "string", "enum": ["text", "figure", "table"]}, "description": "Only these kinds of note"},
         "pages": {"type": ["string", "integer"], "description": "Only these pages: 5 or \"3-9\" (1-based)"},
         "rewrite": {"oneOf": [{"type": "boolean"}, {"type": "string"}, {"type": "array", "items": {"type": "string", "enum": ["instructions", "terms", "pages"]}}], "description": "The rewrite stage's rules: true (the default: terms and pages), all, false, or rules by name: instructions (closing instructions about the answer, \"Answer in millions.\", left out of the search), terms (a financial measure's line items added, in a financial context), pages (pages the query names of a known document, \"page 12\", put first). false searches the query as typed; \"pages,instructions\" or a list runs only those. The result says what was rewritten and why"},
+        "ranking": {"type": "string", "enum": ["learned", "fused"], "description": "How the candidates are ranked before selection: learned (a model over each candidate's features, for the index's encoder) or fused (the first stage's fused score of BM25 and the vectors)"},
     });
     if with_unit {
         p["unit"] = json!({"type": "string", "enum": ["note", "page", "document"], "description": "note (default): an evidence set of notes; page or document: the best pages or documents, each with its best notes"});
@@ -204,7 +205,7 @@ fn failure(server: &Context<'_>, f: &Failure) -> Value {
 
 fn search_args(args: &Args, with_unit: bool) -> Result<SearchArgs, Failure> {
     let mut known = vec![
-        "query", "budget", "selector", "docs", "kinds", "pages", "rewrite",
+        "query", "budget", "selector", "docs", "kinds", "pages", "rewrite", "ranking",
     ];
     if with_unit {
         known.push("unit");
@@ -218,6 +219,7 @@ fn search_args(args: &Args, with_unit: bool) -> Result<SearchArgs, Failure> {
         kinds: args.strings("kinds")?,
         pages: args.pages("pages")?,
         rewrite: args.rewrite("rewrite")?,
+        ranking: args.string("ranking")?,
         unit: if with_unit {
             args.string("unit")?
         } else {

@@ -227,8 +227,9 @@ impl Index {
     /// `"instructions"` (closing instructions about the answer, "Answer in millions.", left
     /// out), `"terms"` (a financial measure's line items added, in a financial context) and
     /// `"pages"` (pages named of a known document, "page 12", put first), as
-    /// `"pages,terms"` or a list.
-    #[pyo3(signature = (query, budget=10, selector=None, docs=None, kinds=None, pages=None, unit="note", *, candidates=None, matching=None, feedback=None, rewrite=None))]
+    /// `"pages,terms"` or a list; `ranking`: `"learned"` or `"fused"` (how the candidates are
+    /// ranked before selection).
+    #[pyo3(signature = (query, budget=10, selector=None, docs=None, kinds=None, pages=None, unit="note", *, candidates=None, matching=None, feedback=None, rewrite=None, ranking=None))]
     #[allow(clippy::too_many_arguments)]
     fn query<'py>(
         &self,
@@ -244,6 +245,7 @@ impl Index {
         matching: Option<String>,
         feedback: Option<bool>,
         rewrite: Option<Bound<'py, PyAny>>,
+        ranking: Option<String>,
     ) -> PyResult<Bound<'py, PyList>> {
         let rewrite = match rewrite {
             None => None,
@@ -264,6 +266,7 @@ impl Index {
             matching,
             feedback,
             rewrite,
+            ranking,
         }
         .validate()
         .or_raise()?;

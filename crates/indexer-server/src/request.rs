@@ -52,6 +52,8 @@ pub(crate) struct SearchQuery {
     /// The rules of the rewrite stage: `true` (the default rules), `all`, `false` (the query
     /// searched as typed), or rules by name: `"pages,terms"` or `["pages", "terms"]`.
     pub rewrite: Option<RewriteRules>,
+    /// `learned` or `fused`: how the candidates are ranked before selection.
+    pub ranking: Option<String>,
     /// `page` or `document`.
     pub group: Option<String>,
     /// The keys of each hit to send (a list, or comma-separated).
@@ -124,6 +126,7 @@ pub(crate) struct SearchQueryGet {
     matching: Option<String>,
     feedback: Option<String>,
     rewrite: Option<String>,
+    ranking: Option<String>,
     group: Option<String>,
     fields: Option<String>,
     snippet_chars: Option<String>,
@@ -144,6 +147,7 @@ impl TryFrom<SearchQueryGet> for SearchQuery {
             matching: p.matching,
             feedback: boolean("feedback", p.feedback)?,
             rewrite: p.rewrite.map(|r| RewriteRules::Names(OneOrMany::One(r))),
+            ranking: p.ranking,
             group: p.group,
             fields: p.fields.map(OneOrMany::One),
             snippet_chars: count("snippet_chars", p.snippet_chars)?,
@@ -258,6 +262,11 @@ impl SearchQuery {
         }
         if let Some(r) = self.rewrite {
             req.rewrite = r.rules()?;
+        }
+        if let Some(r) = self.ranking.filter(|r| !r.trim().is_empty()) {
+            req.ranking = r
+                .parse()
+                .map_err(|e| ApiError::bad_request("unknown_ranking", e))?;
         }
         let group = self
             .group
@@ -431,6 +440,23 @@ mod tests {
         assert_eq!(e.code, "bad_boolean");
         assert!(e.message.contains("feedback"), "{}", e.message);
         assert!(serde_json::from_str::<SearchQuery>(r#"{"q": "x", "feedback": "no"}"#).is_err());
+    }
+
+    #[test]
+    fn ranking_in_both_forms() {
+        use indexer_engine::Ranking;
+        assert_eq!(
+            get("q=x&ranking=learned").unwrap().ranking,
+            Ranking::Learned
+        );
+        assert_eq!(
+            post(r#"{"q": "x", "ranking": "fused"}"#).unwrap().ranking,
+            Ranking::Fused
+        );
+        assert_eq!(get("q=x").unwrap().ranking, indexer_engine::DEFAULT_RANKING);
+        let e = get("q=x&ranking=best").unwrap_err();
+        assert_eq!(e.code, "unknown_ranking");
+        assert!(e.message.contains("learned or fused"), "{}", e.message);
     }
 
     #[test]

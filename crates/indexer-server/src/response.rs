@@ -204,6 +204,8 @@ pub(crate) struct Search {
     pub rewrite: Option<Rewrite>,
     /// The selector's name (`fused-cap`, `fused`, `cds-hybrid`, ...).
     pub selector: String,
+    /// How the candidates were ranked before selection: `learned` or `fused`.
+    pub ranking: &'static str,
     pub budget: usize,
     /// The index generation that answered.
     pub generation: u64,
@@ -315,6 +317,7 @@ impl Search {
             query: r.query,
             rewrite: r.rewrite,
             selector: r.selector,
+            ranking: r.ranking,
             budget: r.budget,
             generation: r.generation,
             model: r.model,

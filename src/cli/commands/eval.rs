@@ -129,10 +129,24 @@ pub fn run(args: EvalArgs, settings: &Settings) -> Result<ExitCode> {
             args.rewrite
         },
         folds: args.folds,
+        ranking: args.ranking,
+        ranker_folds: args.ranker_folds.clone(),
         matching: args.matching,
         out: args.out.clone(),
         limit: args.limit,
     };
+    if let Some(path) = &args.export_features {
+        let summary = with_bar("features", |progress| {
+            indexer_eval::export_features(&cfg, &engine, path, progress)
+        })?;
+        eprintln!(
+            "features: {} rows of {} questions ({} on a gold page) in {}",
+            summary.rows,
+            summary.questions,
+            summary.positives,
+            path.display()
+        );
+    }
     let report = with_bar("questions", |progress| {
         indexer_eval::run_eval(&cfg, &engine, progress)
     })?;

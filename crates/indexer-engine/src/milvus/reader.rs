@@ -56,12 +56,20 @@ fn document_order(n: &Note) -> (String, u32, u64, String) {
 #[derive(Debug)]
 pub(crate) struct MilvusReader {
     col: Collection,
+    /// Each document's page count, read from the files collection at most every
+    /// [`PAGES_FRESH_FOR`]: the learned ranking reads it for every candidate of a search.
+    pages: std::sync::Mutex<Option<(std::time::Instant, HashMap<String, u32>)>>,
 }
+
+/// How long the page counts read from the files collection are used before they are read
+/// again (an ingest beside the server adds documents; their notes come before their rows).
+const PAGES_FRESH_FOR: std::time::Duration = std::time::Duration::from_secs(30);
 
 impl MilvusReader {
     pub(crate) fn open(url: &MilvusUrl) -> Result<MilvusReader> {
         Ok(MilvusReader {
             col: Collection::open(url)?,
+            pages: std::sync::Mutex::new(None),
         })
     }
 
@@ -266,6 +274,7 @@ impl Reader for MilvusReader {
                 note,
                 cosine: c.cosine.unwrap_or(0.0),
                 bm25_rank: c.bm25_rank,
+                bm25_score: c.bm25_score,
                 vector_rank: c.vector_rank,
             };
             candidates.push((entry, f64::from(c.fused)));
@@ -278,6 +287,22 @@ impl Reader for MilvusReader {
                 .zip(&vectors)
                 .map(|((e, f), v)| (e, v.as_slice(), f)),
         ))
+    }
+
+    fn document_pages(&self, doc: &str) -> Result<Option<u32>> {
+        let mut cached = self.pages.lock().unwrap_or_else(|e| e.into_inner());
+        let stale = cached
+            .as_ref()
+            .is_none_or(|(at, _)| at.elapsed() > PAGES_FRESH_FOR);
+        if stale {
+            let pages = self
+                .documents()?
+                .into_iter()
+                .map(|d| (d.doc, d.pages))
+                .collect();
+            *cached = Some((std::time::Instant::now(), pages));
+        }
+        Ok(cached.as_ref().and_then(|(_, p)| p.get(doc).copied()))
     }
 
     fn bm25_notes(&self, text: &str, k: usize, filter: &Filter) -> Result<Vec<Note>> {

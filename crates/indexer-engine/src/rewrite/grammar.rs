@@ -144,6 +144,21 @@ pub(crate) fn is_closed_class(w: &str) -> bool {
         .any(|class| class.contains(&w))
 }
 
+/// Whether `w` (lower case) is a function word: a word of a closed class other than a number.
+pub(crate) fn is_function_word(w: &str) -> bool {
+    [
+        DETERMINERS,
+        PRONOUNS,
+        PREPOSITIONS,
+        CONJUNCTIONS,
+        AUXILIARIES,
+        QUESTION_WORDS,
+        PARTICLES,
+    ]
+    .iter()
+    .any(|class| class.contains(&w))
+}
+
 /// The words of `text`, lower case, letters and digits only, each with its byte range.
 pub(crate) fn words_with_spans(text: &str) -> Vec<(String, Range<usize>)> {
     let mut out = Vec::new();

@@ -24,6 +24,7 @@ mod rule;
 pub(crate) mod terms;
 
 pub use documents::named_document;
+pub(crate) use grammar::is_function_word;
 pub use rule::{Change, Draft, PageRef, PageReferences, Reason, Rule, RuleKind, Rules, Scope};
 
 use crate::Result;

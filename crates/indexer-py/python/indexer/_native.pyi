@@ -109,6 +109,7 @@ class Index:
         matching: Optional[str] = None,
         feedback: Optional[bool] = None,
         rewrite: Union[bool, str, Sequence[str], None] = None,
+        ranking: Optional[str] = None,
     ) -> Union[List[Hit], List[Page]]: ...
     def ask(
         self,

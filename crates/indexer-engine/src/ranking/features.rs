@@ -1,0 +1,633 @@
+//! The features of a candidate, computed once per question from what the first stage already
+//! has: its two retrievers' scores and ranks, the note itself, its page's and its document's
+//! standing among the candidates, and how much of the question it holds. None names a word or
+//! a benchmark; each is documented in [`FEATURES`] (and in `docs/ranking.md`).
+//!
+//! Query terms are the searched text's terms as BM25 analyses them (`indexer_index::analyze`:
+//! lower case, English stems), without the words of the closed classes ("the", "of", "what").
+
+use crate::pool::Pool;
+use std::collections::{HashMap, HashSet};
+
+/// Every feature, in the order a row holds them: its name (as a model file names it) and what
+/// it is.
+pub const FEATURES: [(&str, &str); 27] = [
+    (
+        "bm25",
+        "BM25 score over the best BM25 score among the candidates; 0 if no BM25 candidate",
+    ),
+    ("bm25_rr", "1 / BM25 rank; 0 if no BM25 candidate"),
+    ("cosine", "cosine of the note and the question"),
+    (
+        "cosine_scaled",
+        "cosine scaled from the lowest to the highest among the candidates",
+    ),
+    (
+        "vector_rr",
+        "1 / rank among the vector candidates; 0 if none",
+    ),
+    ("fused", "the first stage's fused score"),
+    ("fused_rr", "1 / rank in the first stage's fused order"),
+    ("both", "1 when both retrievers found the note"),
+    ("figure", "1 for a figure note"),
+    ("table", "1 for a table note"),
+    (
+        "numbers_page",
+        "1 for the note of words of a page of numbers (a statement)",
+    ),
+    ("caption", "1 when the note has a caption"),
+    (
+        "length",
+        "ln(1 + words of the note's text), a word a run of letters and digits",
+    ),
+    (
+        "number_share",
+        "share of the note's words that hold a digit",
+    ),
+    ("page_notes", "candidates on the note's page"),
+    (
+        "page_best",
+        "the best fused score on the note's page over the best of all candidates",
+    ),
+    (
+        "page_sum",
+        "the summed fused scores on the note's page over the best of all candidates",
+    ),
+    (
+        "page_rr",
+        "1 / rank of the note's page, pages ranked by their best fused score",
+    ),
+    (
+        "neighbour_best",
+        "the best fused score on the pages before and after, over the best of all",
+    ),
+    (
+        "page_place",
+        "the page's place in its document, 0 at the first page, 1 at the last",
+    ),
+    (
+        "doc_rr",
+        "1 / rank of the note's document, documents ranked by their best fused score",
+    ),
+    ("terms_text", "share of the query terms in the note's text"),
+    (
+        "terms_section",
+        "share of the query terms in the note's section heading",
+    ),
+    (
+        "terms_caption",
+        "share of the query terms in the note's caption",
+    ),
+    (
+        "terms_page",
+        "share of the query terms in the text of the candidates on the note's page",
+    ),
+    (
+        "rarest",
+        "1 when the note holds the query term that the fewest candidates hold",
+    ),
+    (
+        "bigrams",
+        "share of the query's adjacent term pairs adjacent in the note's text (its words that are no query term left out)",
+    ),
+];
+
+/// The number of features.
+pub const FEATURE_COUNT: usize = FEATURES.len();
+
+/// The features' names, in row order.
+pub fn feature_names() -> impl Iterator<Item = &'static str> {
+    FEATURES.iter().map(|(name, _)| *name)
+}
+
+/// The query terms of a searched text: its analysed terms without closed-class words,
+/// in order (repeats kept, for the pairs).
+pub fn query_terms(searched: &str) -> Vec<String> {
+    indexer_index::analyze(searched)
+        .into_iter()
+        .filter(|t| !crate::rewrite::is_function_word(t))
+        .collect()
+}
+
+/// Which words of a text can be a query term once analysed: a stem keeps the first letters
+/// of its word (English stemming changes endings), so a word is stemmed only when it starts
+/// with a query term's first three letters (or all of a shorter term). Checking every word of
+/// 200 notes this way is a few byte comparisons a word; stemming them all took 12 ms.
+struct Wanted {
+    /// The ASCII terms' first letters, at most three, lower case, and how many.
+    ascii: Vec<([u8; 3], usize)>,
+    /// Whether an ASCII prefix starts with the byte.
+    first: [bool; 128],
+    /// The first letters of the terms that start with another character.
+    other: Vec<Vec<char>>,
+}
+
+impl Wanted {
+    fn new(terms: &[&str]) -> Wanted {
+        let mut ascii: Vec<([u8; 3], usize)> = Vec::new();
+        let mut first = [false; 128];
+        let mut other: Vec<Vec<char>> = Vec::new();
+        for t in terms {
+            let p: Vec<char> = t.chars().take(3).collect();
+            if p.is_empty() {
+                continue;
+            }
+            if p.iter().all(char::is_ascii) {
+                let mut key = [0u8; 3];
+                for (k, c) in key.iter_mut().zip(&p) {
+                    *k = *c as u8;
+                }
+                first[key[0] as usize] = true;
+                if !ascii.contains(&(key, p.len())) {
+                    ascii.push((key, p.len()));
+                }
+            } else if !other.contains(&p) {
+                other.push(p);
+            }
+        }
+        Wanted {
+            ascii,
+            first,
+            other,
+        }
+    }
+
+    fn may_match(&self, word: &str) -> bool {
+        let b = word.as_bytes();
+        let x = b[0].to_ascii_lowercase();
+        if x.is_ascii() {
+            if !self.first[x as usize] {
+                return false;
+            }
+            let lower = |i: usize| b.get(i).map(u8::to_ascii_lowercase);
+            return self
+                .ascii
+                .iter()
+                .any(|(key, len)| key[0] == x && (1..*len).all(|i| lower(i) == Some(key[i])));
+        }
+        self.other.iter().any(|p| {
+            let mut w = word.chars().flat_map(char::to_lowercase);
+            p.iter().all(|c| w.next() == Some(*c))
+        })
+    }
+}
+
+/// What a byte is to [`for_each_word`]: 0 a separator, 1 an ASCII letter or digit, 2 a byte
+/// of a character beyond ASCII (which may be a letter).
+const BYTE_CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = if b >= 128 {
+            2
+        } else if (b as u8).is_ascii_alphanumeric() {
+            1
+        } else {
+            0
+        };
+        b += 1;
+    }
+    t
+};
+
+/// Calls `f` with each word of `text` (a run of letters and digits, as splitting at every
+/// other character finds them). ASCII is read in runs of one class of byte; a character
+/// beyond ASCII is decoded to tell a letter from a mark.
+fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
+    let b = text.as_bytes();
+    let n = b.len();
+    // Whether the character at `i` (not ASCII) is a letter or digit, and its length.
+    let wide = |i: usize| {
+        let c = text[i..].chars().next().expect("a char at a boundary");
+        (c.is_alphanumeric(), c.len_utf8())
+    };
+    let mut i = 0;
+    while i < n {
+        while i < n && BYTE_CLASS[b[i] as usize] == 0 {
+            i += 1;
+        }
+        if i >= n {
+            break;
+        }
+        if BYTE_CLASS[b[i] as usize] == 2 {
+            let (alnum, len) = wide(i);
+            if !alnum {
+                i += len;
+                continue;
+            }
+        }
+        let start = i;
+        loop {
+            while i < n && BYTE_CLASS[b[i] as usize] == 1 {
+                i += 1;
+            }
+            if i < n && BYTE_CLASS[b[i] as usize] == 2 {
+                let (alnum, len) = wide(i);
+                if alnum {
+                    i += len;
+                    continue;
+                }
+            }
+            break;
+        }
+        f(&text[start..i]);
+    }
+}
+
+/// The query terms a text holds, by their place in the query's distinct terms: in order
+/// (for pairs) and as a set of bits (the first 64 terms); and how many words the text has,
+/// and of them how many hold a digit.
+struct Terms {
+    seq: Vec<u8>,
+    set: u64,
+    words: usize,
+    numbers: usize,
+}
+
+/// The most query terms counted: a question of more than 64 distinct terms is read by its
+/// first 64.
+const MAX_TERMS: usize = 64;
+
+/// The query terms of each of `texts` ([`Terms`]). Only the words whose first letters are a
+/// query term's ([`Wanted`]) are stemmed, each distinct word once, with one analyser, and
+/// matched by their place in `q`: stemming every word of 200 notes, and sets of strings,
+/// took 12 ms a question.
+fn terms_of<'a>(
+    texts: impl IntoIterator<Item = &'a str>,
+    wanted: &Wanted,
+    q: &[&str],
+) -> Vec<Terms> {
+    // Each distinct matching word (lower case) by number, and each text's words as numbers.
+    let mut seen: HashMap<String, u32> = HashMap::new();
+    let mut distinct: Vec<String> = Vec::new();
+    let mut lower = String::new();
+    let mut texts_words: Vec<(Vec<u32>, usize, usize)> = Vec::new();
+    for text in texts {
+        let mut ids = Vec::new();
+        let (mut n, mut digits) = (0, 0);
+        for_each_word(text, |w| {
+            n += 1;
+            digits += usize::from(w.bytes().any(|b| b.is_ascii_digit()));
+            if wanted.may_match(w) {
+                lower.clear();
+                lower.extend(w.chars().flat_map(char::to_lowercase));
+                let id = match seen.get(lower.as_str()) {
+                    Some(&id) => id,
+                    None => {
+                        let id = distinct.len() as u32;
+                        seen.insert(lower.clone(), id);
+                        distinct.push(lower.clone());
+                        id
+                    }
+                };
+                ids.push(id);
+            }
+        });
+        texts_words.push((ids, n, digits));
+    }
+    // Each distinct word's place among the query terms, once stemmed.
+    let place: Vec<Option<u8>> = indexer_index::analyze_many(distinct.iter().map(String::as_str))
+        .into_iter()
+        .map(|terms| match terms.as_slice() {
+            [t] => q
+                .iter()
+                .take(MAX_TERMS)
+                .position(|x| x == t)
+                .map(|p| p as u8),
+            _ => None,
+        })
+        .collect();
+    texts_words
+        .into_iter()
+        .map(|(ids, words, numbers)| {
+            let seq: Vec<u8> = ids.iter().filter_map(|&id| place[id as usize]).collect();
+            let set = seq.iter().fold(0u64, |s, &p| s | (1 << p));
+            Terms {
+                seq,
+                set,
+                words,
+                numbers,
+            }
+        })
+        .collect()
+}
+
+/// The share of the query's `n` distinct terms (at most [`MAX_TERMS`]) that `set` holds.
+fn share(n: usize, set: u64) -> f64 {
+    let n = n.min(MAX_TERMS);
+    if n == 0 {
+        return 0.0;
+    }
+    f64::from(set.count_ones()) / n as f64
+}
+
+/// The features of every entry of `pool`, row-major (`pool.len() x FEATURE_COUNT`), for a
+/// question whose searched text has the query terms `terms`. `pages_of` gives a document's
+/// page count (for the page's place in it), `None` when unknown.
+pub fn features(pool: &Pool, terms: &[String], pages_of: &dyn Fn(&str) -> Option<u32>) -> Vec<f64> {
+    let n = pool.len();
+    let mut out = vec![0.0; n * FEATURE_COUNT];
+    if n == 0 {
+        return out;
+    }
+    let entries = pool.entries();
+    let fused = pool.fused();
+    let fused_of = |i: usize| fused.get(i).copied().unwrap_or(0.0);
+    let best_fused = (0..n).map(fused_of).fold(0.0, f64::max);
+    let scale = |v: f64| {
+        if best_fused > 0.0 {
+            v / best_fused
+        } else {
+            0.0
+        }
+    };
+    let bm25_best = entries
+        .iter()
+        .filter_map(|e| e.bm25_score)
+        .fold(0.0f32, f32::max);
+    let (c_min, c_max) = entries
+        .iter()
+        .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), e| {
+            (lo.min(e.cosine), hi.max(e.cosine))
+        });
+    // The fused order (the pool may hold named pages first).
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| fused_of(b).total_cmp(&fused_of(a)).then(a.cmp(&b)));
+    let mut fused_rank = vec![0usize; n];
+    for (r, &i) in order.iter().enumerate() {
+        fused_rank[i] = r + 1;
+    }
+    // Pages and documents among the candidates.
+    let page_key = |i: usize| (entries[i].note.doc.as_str(), entries[i].note.page);
+    let mut page_best: HashMap<(&str, Option<u32>), f64> = HashMap::new();
+    let mut page_sum: HashMap<(&str, Option<u32>), f64> = HashMap::new();
+    let mut page_notes: HashMap<(&str, Option<u32>), usize> = HashMap::new();
+    let mut doc_best: HashMap<&str, f64> = HashMap::new();
+    for i in 0..n {
+        let k = page_key(i);
+        let f = fused_of(i);
+        let b = page_best.entry(k).or_insert(f64::NEG_INFINITY);
+        *b = b.max(f);
+        *page_sum.entry(k).or_default() += f;
+        *page_notes.entry(k).or_default() += 1;
+        let d = doc_best.entry(k.0).or_insert(f64::NEG_INFINITY);
+        *d = d.max(f);
+    }
+    let rank_of = |best: Vec<(f64, String)>| -> HashMap<String, usize> {
+        let mut best = best;
+        best.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        best.into_iter()
+            .enumerate()
+            .map(|(r, (_, k))| (k, r + 1))
+            .collect()
+    };
+    let mut pages: Vec<((&str, Option<u32>), f64)> =
+        page_best.iter().map(|(k, v)| (*k, *v)).collect();
+    pages.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let page_rank: HashMap<(&str, Option<u32>), usize> = pages
+        .iter()
+        .enumerate()
+        .map(|(r, (k, _))| (*k, r + 1))
+        .collect();
+    let doc_rank = rank_of(doc_best.iter().map(|(k, v)| (*v, k.to_string())).collect());
+    // Query terms: distinct, their adjacent pairs, and which the fewest candidates hold.
+    let mut q: Vec<&str> = Vec::new();
+    for t in terms {
+        if !q.contains(&t.as_str()) {
+            q.push(t);
+        }
+    }
+    // The query's adjacent pairs, by the places of their terms.
+    let place_of = |t: &str| {
+        q.iter()
+            .take(MAX_TERMS)
+            .position(|x| *x == t)
+            .map(|p| p as u8)
+    };
+    let pairs: Vec<(u8, u8)> = terms
+        .windows(2)
+        .filter(|w| w[0] != w[1])
+        .filter_map(|w| Some((place_of(&w[0])?, place_of(&w[1])?)))
+        .collect();
+    let wanted = Wanted::new(&q);
+    let text_terms = terms_of(entries.iter().map(|e| e.note.text.as_str()), &wanted, &q);
+    let sections: Vec<String> = entries.iter().map(|e| e.note.section.join(" ")).collect();
+    let section_terms = terms_of(sections.iter().map(String::as_str), &wanted, &q);
+    let caption_terms = terms_of(
+        entries
+            .iter()
+            .map(|e| e.note.caption.as_deref().unwrap_or("")),
+        &wanted,
+        &q,
+    );
+    // The query term that the fewest candidates hold (at least one), the first of them.
+    let rarest: Option<u8> = (0..q.len().min(MAX_TERMS) as u8)
+        .filter_map(|p| {
+            let held = text_terms.iter().filter(|t| t.set & (1 << p) != 0).count();
+            (held > 0).then_some((held, p))
+        })
+        .min_by_key(|(held, _)| *held)
+        .map(|(_, p)| p);
+    let mut page_terms: HashMap<(&str, Option<u32>), u64> = HashMap::new();
+    for (i, t) in text_terms.iter().enumerate() {
+        *page_terms.entry(page_key(i)).or_default() |= t.set;
+    }
+    for i in 0..n {
+        let e = &entries[i];
+        let note = &e.note;
+        let k = page_key(i);
+        let row = &mut out[i * FEATURE_COUNT..(i + 1) * FEATURE_COUNT];
+        let (words, numbers) = (text_terms[i].words, text_terms[i].numbers);
+        let neighbour = note.page.map_or(0.0, |p| {
+            [p.wrapping_sub(1), p + 1]
+                .iter()
+                .filter_map(|&np| page_best.get(&(k.0, Some(np))))
+                .copied()
+                .fold(0.0, f64::max)
+        });
+        let place = match (note.page, pages_of(&note.doc)) {
+            (Some(p), Some(total)) if total > 1 => f64::from(p - 1) / f64::from(total - 1),
+            (Some(_), Some(_)) => 0.0,
+            _ => f64::NAN,
+        };
+        let section = &section_terms[i];
+        let caption = &caption_terms[i];
+        let in_note = &text_terms[i];
+        let adjacent: HashSet<(u8, u8)> = in_note.seq.windows(2).map(|w| (w[0], w[1])).collect();
+        let values = [
+            e.bm25_score
+                .filter(|_| bm25_best > 0.0)
+                .map_or(0.0, |b| f64::from(b / bm25_best)),
+            e.bm25_rank.map_or(0.0, |r| 1.0 / r as f64),
+            f64::from(e.cosine),
+            if c_max > c_min {
+                f64::from((e.cosine - c_min) / (c_max - c_min))
+            } else {
+                1.0
+            },
+            e.vector_rank.map_or(0.0, |r| 1.0 / r as f64),
+            fused_of(i),
+            1.0 / fused_rank[i] as f64,
+            f64::from(u8::from(e.bm25_rank.is_some() && e.vector_rank.is_some())),
+            f64::from(u8::from(note.kind == indexer_notes::NoteKind::Figure)),
+            f64::from(u8::from(note.kind == indexer_notes::NoteKind::Table)),
+            f64::from(u8::from(note.is_page_of_numbers())),
+            f64::from(u8::from(note.caption.is_some())),
+            (1.0 + words as f64).ln(),
+            if words == 0 {
+                0.0
+            } else {
+                numbers as f64 / words as f64
+            },
+            page_notes[&k] as f64,
+            scale(page_best[&k]),
+            scale(page_sum[&k]),
+            1.0 / page_rank[&k] as f64,
+            scale(neighbour),
+            place,
+            1.0 / doc_rank[k.0] as f64,
+            share(q.len(), in_note.set),
+            share(q.len(), section.set),
+            share(q.len(), caption.set),
+            share(q.len(), page_terms[&k]),
+            f64::from(u8::from(
+                rarest.is_some_and(|p| in_note.set & (1 << p) != 0),
+            )),
+            if pairs.is_empty() {
+                0.0
+            } else {
+                pairs.iter().filter(|p| adjacent.contains(p)).count() as f64 / pairs.len() as f64
+            },
+        ];
+        row.copy_from_slice(&values);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pool::PoolEntry;
+    use indexer_notes::{Note, NoteKind};
+
+    fn entry(
+        id: &str,
+        page: u32,
+        text: &str,
+        bm25: Option<(usize, f32)>,
+        cosine: f32,
+    ) -> PoolEntry {
+        let mut note = Note::new(id, "a.pdf", NoteKind::Text, text);
+        note.page = Some(page);
+        PoolEntry {
+            note,
+            cosine,
+            bm25_rank: bm25.map(|b| b.0),
+            bm25_score: bm25.map(|b| b.1),
+            vector_rank: Some(1),
+        }
+    }
+
+    fn col(name: &str) -> usize {
+        feature_names().position(|f| f == name).unwrap()
+    }
+
+    #[test]
+    fn features_by_their_definitions() {
+        let v = vec![1.0, 0.0];
+        let pool = Pool::ranked(
+            2,
+            [
+                (
+                    entry(
+                        "n0",
+                        1,
+                        "Mosaic plots shade their tiles",
+                        Some((1, 8.0)),
+                        0.5,
+                    ),
+                    v.as_slice(),
+                    0.8,
+                ),
+                (
+                    entry(
+                        "n1",
+                        2,
+                        "A table of 12 counts and 3 rows",
+                        Some((2, 4.0)),
+                        0.3,
+                    ),
+                    v.as_slice(),
+                    0.4,
+                ),
+                (entry("n2", 2, "mosaic tiles", None, 0.1), v.as_slice(), 0.2),
+            ],
+        );
+        let terms = query_terms("How are the tiles of a mosaic plot shaded?");
+        assert_eq!(terms, ["tile", "mosaic", "plot", "shade"]);
+        let f = features(&pool, &terms, &|_| Some(3));
+        let get = |row: usize, name: &str| f[row * FEATURE_COUNT + col(name)];
+        assert_eq!(get(0, "bm25"), 1.0);
+        assert_eq!(get(1, "bm25"), 0.5);
+        assert_eq!(get(2, "bm25"), 0.0);
+        assert_eq!(get(1, "bm25_rr"), 0.5);
+        assert_eq!(get(0, "cosine_scaled"), 1.0);
+        assert_eq!(get(2, "cosine_scaled"), 0.0);
+        assert_eq!(get(2, "fused_rr"), 1.0 / 3.0);
+        assert_eq!(get(1, "page_notes"), 2.0);
+        assert_eq!(get(2, "page_best"), 0.5);
+        assert!((get(2, "page_sum") - 0.75).abs() < 1e-12);
+        assert_eq!(get(2, "page_rr"), 0.5);
+        assert_eq!(get(0, "neighbour_best"), 0.5);
+        assert_eq!(get(2, "page_place"), 0.5);
+        assert_eq!(get(0, "terms_text"), 1.0);
+        assert_eq!(get(2, "terms_text"), 0.5);
+        assert_eq!(get(1, "terms_page"), 0.5);
+        assert!((get(1, "number_share") - 2.0 / 8.0).abs() < 1e-12);
+        assert_eq!(get(0, "length"), 6f64.ln());
+        // "shade" and "plot" are held by one candidate: the first of them is the rarest.
+        assert_eq!(get(0, "rarest"), 1.0);
+        assert_eq!(get(2, "rarest"), 0.0);
+        // Pairs of the query: (tile, mosaic), (mosaic, plot), (plot, shade); n0 has the last two.
+        assert!((get(0, "bigrams") - 2.0 / 3.0).abs() < 1e-12);
+        assert_eq!(get(0, "doc_rr"), 1.0);
+        // An unknown page count: the page's place is missing.
+        let f = features(&pool, &terms, &|_| None);
+        assert!(f[col("page_place")].is_nan());
+    }
+
+    #[test]
+    fn words_are_found_as_a_split_finds_them() {
+        for text in [
+            "",
+            "Mosaic plots, 2015!",
+            "  Résumé—naïve café x1 ",
+            "a",
+            "über-ß",
+        ] {
+            let mut got = Vec::new();
+            for_each_word(text, |w| got.push(w.to_string()));
+            let want: Vec<&str> = text
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .collect();
+            assert_eq!(got, want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn every_feature_is_documented_once() {
+        let names: HashSet<&str> = feature_names().collect();
+        assert_eq!(names.len(), FEATURE_COUNT);
+        for (name, doc) in FEATURES {
+            assert!(
+                !doc.is_empty()
+                    && name
+                        .chars()
+                        .all(|c| c.is_ascii_lowercase() || c == '_' || c.is_ascii_digit()),
+                "{name}"
+            );
+        }
+        assert!(features(&Pool::default(), &[], &|_| None).is_empty());
+    }
+}
