@@ -44,11 +44,22 @@ impl Snippet {
 /// Normalises a word for matching: lowercase, and a plural `s` dropped, so "selectors" marks
 /// "selector". A real stemmer would do better on verbs; this keeps marking predictable.
 fn norm(word: &str) -> String {
-    let w = word.to_lowercase();
+    let mut w = String::new();
+    lower_into(word, &mut w);
+    strip_plural(&mut w);
+    w
+}
+
+/// `word` in lower case, written into `buf` (whose allocation a caller reuses word after word).
+fn lower_into(word: &str, buf: &mut String) {
+    buf.clear();
+    buf.extend(word.chars().flat_map(char::to_lowercase));
+}
+
+/// Drops a plural `s` from a lower-case word, as [`norm`] does.
+fn strip_plural(w: &mut String) {
     if w.len() > 3 && w.ends_with('s') && !w.ends_with("ss") {
-        w[..w.len() - 1].to_string()
-    } else {
-        w
+        w.pop();
     }
 }
 
@@ -95,40 +106,68 @@ pub fn query_terms(query: &str, matching: Matching) -> Vec<QueryTerm> {
     out
 }
 
-/// Which term a word of a note matches: the same normalised word, a word the prefix term
-/// begins, or (for a term the note does not hold as typed, `held[i]` false) a word within the
-/// term's edit distance.
-fn term_of(terms: &[QueryTerm], held: &[bool], word: &str) -> Option<usize> {
-    let n = norm(word);
-    if let Some(i) = terms.iter().position(|t| t.norm == n) {
-        return Some(i);
-    }
-    let lower = word.to_lowercase();
-    if let Some(i) = terms
-        .iter()
-        .position(|t| t.prefix && lower.starts_with(&t.norm))
-    {
-        return Some(i);
-    }
-    let chars: Vec<char> = n.chars().collect();
-    terms.iter().enumerate().position(|(i, t)| {
-        t.typos > 0
-            && !held[i]
-            && chars.len().abs_diff(t.norm.chars().count()) <= t.typos
-            && edit_distance(&chars, &t.norm.chars().collect::<Vec<_>>()) <= t.typos
-    })
+/// The terms of a snippet, read once for all the words of a note: each term's characters
+/// (for its typo tolerance), and buffers reused word after word, so that matching a word
+/// allocates nothing.
+struct Matcher<'t> {
+    terms: &'t [QueryTerm],
+    chars: Vec<Vec<char>>,
+    lower: String,
+    word: Vec<char>,
 }
 
-/// For each term, whether some word of `text` is the term as typed.
-fn held(terms: &[QueryTerm], text: &str, ws: &[(usize, usize)]) -> Vec<bool> {
-    let mut held = vec![false; terms.len()];
-    for &(s, e) in ws {
-        let n = norm(&text[s..e]);
-        if let Some(i) = terms.iter().position(|t| t.norm == n) {
-            held[i] = true;
+impl<'t> Matcher<'t> {
+    fn new(terms: &'t [QueryTerm]) -> Matcher<'t> {
+        Matcher {
+            terms,
+            chars: terms.iter().map(|t| t.norm.chars().collect()).collect(),
+            lower: String::new(),
+            word: Vec::new(),
         }
     }
-    held
+
+    /// Which term a word of a note matches: the same normalised word, a word the prefix term
+    /// begins, or (for a term the note does not hold as typed, `held[i]` false) a word within
+    /// the term's edit distance.
+    fn term_of(&mut self, held: &[bool], word: &str) -> Option<usize> {
+        lower_into(word, &mut self.lower);
+        let terms = self.terms;
+        let prefix = terms
+            .iter()
+            .position(|t| t.prefix && self.lower.starts_with(&t.norm));
+        strip_plural(&mut self.lower);
+        if let Some(i) = terms.iter().position(|t| t.norm == self.lower) {
+            return Some(i);
+        }
+        if prefix.is_some() {
+            return prefix;
+        }
+        let len = self.lower.chars().count();
+        let candidate = |i: usize, t: &QueryTerm| {
+            t.typos > 0 && !held[i] && len.abs_diff(self.chars[i].len()) <= t.typos
+        };
+        if !terms.iter().enumerate().any(|(i, t)| candidate(i, t)) {
+            return None;
+        }
+        self.word.clear();
+        self.word.extend(self.lower.chars());
+        terms.iter().enumerate().position(|(i, t)| {
+            candidate(i, t) && edit_distance(&self.word, &self.chars[i]) <= t.typos
+        })
+    }
+
+    /// For each term, whether some word of `text` is the term as typed.
+    fn held(&mut self, text: &str, ws: &[(usize, usize)]) -> Vec<bool> {
+        let mut held = vec![false; self.terms.len()];
+        for &(s, e) in ws {
+            lower_into(&text[s..e], &mut self.lower);
+            strip_plural(&mut self.lower);
+            if let Some(i) = self.terms.iter().position(|t| t.norm == self.lower) {
+                held[i] = true;
+            }
+        }
+        held
+    }
 }
 
 /// The part of a note's text a snippet is cut from: for a figure or table, whose text begins
@@ -168,10 +207,11 @@ fn words(text: &str) -> Vec<(usize, usize)> {
 pub fn snippet(text: &str, terms: &[QueryTerm], max_chars: usize) -> Snippet {
     let text = text.trim();
     let ws = words(text);
-    let held = held(terms, text, &ws);
+    let mut matcher = Matcher::new(terms);
+    let held = matcher.held(text, &ws);
     let matches: Vec<(usize, usize, usize)> = ws
         .iter()
-        .filter_map(|&(s, e)| term_of(terms, &held, &text[s..e]).map(|ti| (s, e, ti)))
+        .filter_map(|&(s, e)| matcher.term_of(&held, &text[s..e]).map(|ti| (s, e, ti)))
         .collect();
     let (mut start, mut end) = (0, text.len());
     if text.len() > max_chars {
@@ -228,7 +268,7 @@ pub fn snippet(text: &str, terms: &[QueryTerm], max_chars: usize) -> Snippet {
     let out = format!("{prefix}{body}{suffix}");
     let highlights = words(&out)
         .into_iter()
-        .filter(|&(s, e)| term_of(terms, &held, &out[s..e]).is_some())
+        .filter(|&(s, e)| matcher.term_of(&held, &out[s..e]).is_some())
         .map(|(s, e)| [s, e])
         .collect();
     Snippet {

@@ -1,6 +1,7 @@
 //! Queries per second and latency of a real server on loopback, at 1, 4 and 16 concurrent
-//! clients, for the default selector (`DEFAULT_SELECTOR`) and the paper's CDS, over 200
-//! candidates (100 BM25 + 100 vector). The index is built once at the start from five real PDFs
+//! clients, for the default selector (`DEFAULT_SELECTOR`) on the fused ranking and on the
+//! learned one (`ranking=learned`), and the paper's CDS, over 200 candidates (100 BM25 + 100
+//! vector). The index is built once at the start from five real PDFs
 //! of `../shared/corpus/` (its size and the figures measured: the crate's README, "Selectors").
 //!
 //! `cargo bench -p indexer-server` prints criterion's time per query (the inverse of the
@@ -11,7 +12,7 @@
 //! the start parses PDFs in worker processes as `indexer ingest` does.
 
 use criterion::{BenchmarkId, Criterion};
-use indexer_engine::{DEFAULT_SELECTOR, Engine, IngestConfig, SelectorKind};
+use indexer_engine::{DEFAULT_SELECTOR, Engine, IngestConfig, Ranking, SelectorKind};
 // The questions about `../shared/corpus/` that the soak of `indexer serve` asks too.
 use indexer_index::bench_support::SHARED_CORPUS_QUERIES as QUERIES;
 use std::io::{Read, Write};
@@ -165,7 +166,20 @@ impl Conn {
     }
 }
 
-fn path(q: &str, selector: SelectorKind) -> String {
+/// What a row of the bench asks for: a selector over a ranking.
+#[derive(Clone, Copy, PartialEq)]
+struct Setup {
+    selector: SelectorKind,
+    ranking: Ranking,
+}
+
+impl std::fmt::Display for Setup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} on {}", self.selector, self.ranking)
+    }
+}
+
+fn path(q: &str, setup: Setup) -> String {
     let mut enc = String::new();
     for b in q.bytes() {
         if b.is_ascii_alphanumeric() {
@@ -174,14 +188,17 @@ fn path(q: &str, selector: SelectorKind) -> String {
             enc.push_str(&format!("%{b:02X}"));
         }
     }
-    format!("/search?q={enc}&selector={selector}&candidates={CANDIDATES}")
+    format!(
+        "/search?q={enc}&selector={}&ranking={}&candidates={CANDIDATES}",
+        setup.selector, setup.ranking
+    )
 }
 
 /// `total` queries spread over `clients` connections; returns the wall time and every
 /// query's latency.
 fn run_queries(
     addr: SocketAddr,
-    selector: SelectorKind,
+    setup: Setup,
     clients: usize,
     total: Option<u64>,
     until: Option<Duration>,
@@ -201,7 +218,7 @@ fn run_queries(
                         {
                             break;
                         }
-                        let p = path(QUERIES[i as usize % QUERIES.len()], selector);
+                        let p = path(QUERIES[i as usize % QUERIES.len()], setup);
                         let q0 = Instant::now();
                         c.search(&p);
                         mine.push(q0.elapsed());
@@ -227,12 +244,17 @@ fn main() {
     }
     let test_mode = std::env::args().any(|a| a == "--test");
     let f = fixture();
-    let selectors = [DEFAULT_SELECTOR, SelectorKind::CdsPaper];
-    let selectors: Vec<SelectorKind> = selectors
+    let setup = |selector, ranking| Setup { selector, ranking };
+    let setups = [
+        setup(DEFAULT_SELECTOR, Ranking::Fused),
+        setup(DEFAULT_SELECTOR, Ranking::Learned),
+        setup(SelectorKind::CdsPaper, Ranking::Fused),
+    ];
+    let selectors: Vec<Setup> = setups
         .iter()
         .copied()
         .enumerate()
-        .filter(|(i, s)| !selectors[..*i].contains(s))
+        .filter(|(i, s)| !setups[..*i].contains(s))
         .map(|(_, s)| s)
         .collect();
 
@@ -245,7 +267,7 @@ fn main() {
         let mut g = c.benchmark_group("search_per_query");
         for &sel in &selectors {
             for clients in CLIENTS {
-                g.bench_function(BenchmarkId::new(sel.as_str(), clients), |b| {
+                g.bench_function(BenchmarkId::new(sel.to_string(), clients), |b| {
                     b.iter_custom(|iters| run_queries(f.addr, sel, clients, Some(iters), None).0)
                 });
             }
@@ -263,7 +285,7 @@ fn main() {
         .iter()
         .map(|q| {
             let v: serde_json::Value =
-                serde_json::from_slice(conn.search(&path(q, DEFAULT_SELECTOR))).unwrap();
+                serde_json::from_slice(conn.search(&path(q, selectors[0]))).unwrap();
             v["candidates"].as_f64().unwrap()
         })
         .collect();
@@ -275,7 +297,7 @@ fn main() {
         std::thread::available_parallelism().map_or(1, |n| n.get()),
         TABLE_RUN.as_secs()
     );
-    eprintln!("| selector | clients | queries/s | p50 ms | p99 ms |");
+    eprintln!("| selector on ranking | clients | queries/s | p50 ms | p99 ms |");
     eprintln!("|---|---|---|---|---|");
     for &sel in &selectors {
         for clients in CLIENTS {

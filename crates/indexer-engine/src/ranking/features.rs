@@ -42,7 +42,7 @@ pub const FEATURES: [(&str, &str); 27] = [
     ),
     (
         "number_share",
-        "share of the note's words that hold a digit",
+        "share of digits among the letters and digits of the note's text",
     ),
     ("page_notes", "candidates on the note's page"),
     (
@@ -719,6 +719,18 @@ mod tests {
         }
         let long = "word 1 ".repeat(100);
         assert_eq!(counts(long.as_bytes()), (200, 500, 100));
+    }
+
+    /// `docs/ranking.md` lists every feature with the words of `FEATURES`.
+    #[test]
+    fn the_feature_table_of_the_docs_is_this_one() {
+        let doc = include_str!("../../../../docs/ranking.md");
+        for (name, what) in FEATURES {
+            let row = format!("| `{name}` | {what} |");
+            assert!(doc.contains(&row), "docs/ranking.md lacks {row}");
+        }
+        let rows = doc.lines().filter(|l| l.starts_with("| `")).count();
+        assert_eq!(rows, FEATURE_COUNT, "docs/ranking.md lists {rows} features");
     }
 
     #[test]

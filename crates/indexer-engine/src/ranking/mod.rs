@@ -124,7 +124,10 @@ impl Ranker {
 }
 
 /// The models shipped with the binary, one an encoder: (manifest, LightGBM text).
-const SHIPPED: &[(&str, &str)] = &[];
+const SHIPPED: &[(&str, &str)] = &[(
+    include_str!("../../ranker/all-MiniLM-L6-v2.json"),
+    include_str!("../../ranker/all-MiniLM-L6-v2.txt"),
+)];
 
 /// The shipped ranker for the encoder `model_id`, if there is one.
 pub fn shipped(model_id: &str) -> Option<&'static Ranker> {
@@ -182,5 +185,41 @@ mod tests {
                 .unwrap_err()
                 .contains("learned or fused")
         );
+    }
+
+    /// LightGBM's own predictions of the shipped model on rows of the features it was trained
+    /// on (`tools/train-ranker --out` writes them): the Rust trees give the same to 1e-6.
+    #[test]
+    fn the_shipped_model_predicts_as_lightgbm_does() {
+        let r = shipped("sentence-transformers/all-MiniLM-L6-v2@int8").unwrap();
+        let golden = include_str!("../../ranker/golden.csv");
+        let mut lines = golden.lines();
+        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+        assert_eq!(header[0], "prediction");
+        assert_eq!(header[1..], feature_names().collect::<Vec<_>>()[..]);
+        let mut rows = 0;
+        for line in lines {
+            let v: Vec<f64> = line.split(',').map(|x| x.parse().unwrap()).collect();
+            let got = r.scores(&v[1..])[0];
+            assert!(
+                (got - v[0]).abs() < 1e-6,
+                "row {rows}: {got} against LightGBM's {}",
+                v[0]
+            );
+            rows += 1;
+        }
+        assert!(rows >= 100, "{rows} golden rows");
+    }
+
+    #[test]
+    fn the_shipped_model_reads_this_builds_features_for_its_encoder() {
+        // The id `tools/setup` writes in the default encoder's model.toml.
+        let id = "sentence-transformers/all-MiniLM-L6-v2@int8";
+        let r = shipped(id).expect("a model for the default encoder");
+        assert_eq!(r.model_id(), id);
+        assert!(shipped("some/other-encoder").is_none());
+        let scores = r.scores(&vec![0.0; FEATURE_COUNT * 2]);
+        assert_eq!(scores.len(), 2);
+        assert!(scores.iter().all(|s| s.is_finite()));
     }
 }
