@@ -38,6 +38,7 @@ pub fn text(out: &mut dyn Write, r: &SearchResponse, color: bool) -> Result<()> 
         r.timings.total_ms
     )?;
     rewrite(out, r.rewrite.as_ref(), color)?;
+    routing(out, r, color)?;
     if r.hits.is_empty() {
         writeln!(out, "no evidence found")?;
     }
@@ -127,6 +128,54 @@ fn rewrite(out: &mut dyn Write, r: Option<&Rewrite>, color: bool) -> Result<()> 
     for reason in &r.reasons {
         writeln!(out, "{dim}  {}: {}{reset}", reason.rule, reason.why)?;
     }
+    Ok(())
+}
+
+/// Where the evidence of a search without a document filter came from, a line: the document
+/// the question names, or the evidence's documents with their notes and the candidates'
+/// weight on the heaviest (how sure the search is of its document).
+fn routing(out: &mut dyn Write, r: &SearchResponse, color: bool) -> Result<()> {
+    let (_, _, dim, reset) = styles(color);
+    let Some(routing) = &r.routing else {
+        return Ok(());
+    };
+    if routing.by == "named" {
+        if let Some(d) = routing.documents.first() {
+            writeln!(
+                out,
+                "{dim}searched {} alone: the question names it{reset}",
+                d.doc
+            )?;
+        }
+        return Ok(());
+    }
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for h in &r.hits {
+        match counts.iter_mut().find(|(d, _)| *d == h.note.doc) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((&h.note.doc, 1)),
+        }
+    }
+    if counts.len() < 2 {
+        if let (Some((doc, _)), Some(top)) = (counts.first(), routing.documents.first()) {
+            writeln!(
+                out,
+                "{dim}evidence from {doc} ({:.0}% of the candidates' weight on {}){reset}",
+                top.share * 100.0,
+                top.doc
+            )?;
+        }
+        return Ok(());
+    }
+    let listed: Vec<String> = counts.iter().map(|(d, n)| format!("{d} ({n})")).collect();
+    let top = routing.documents.first().map_or(String::new(), |t| {
+        format!(
+            "; {:.0}% of the candidates' weight on {}",
+            t.share * 100.0,
+            t.doc
+        )
+    });
+    writeln!(out, "{dim}evidence from {}{top}{reset}", listed.join(", "))?;
     Ok(())
 }
 
@@ -259,6 +308,7 @@ pub fn stats(out: &mut dyn Write, report: &StatsReport, dir: &Path, json: bool) 
     }
     writeln!(out, "index:      {}", dir.display())?;
     writeln!(out, "generation: {}", s.generation)?;
+    writeln!(out, "format:     {}", s.format_version)?;
     writeln!(out, "model:      {} ({}-d)", s.model, s.dim)?;
     writeln!(out, "documents:  {}", s.documents)?;
     writeln!(out, "pages:      {}", s.pages)?;

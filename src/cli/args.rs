@@ -178,7 +178,7 @@ pub struct SearchArgs {
     /// Candidates from each of BM25 and vectors [env: INDEXER_CANDIDATES] [default: 100]
     #[arg(long, short = 'k', value_name = "K")]
     pub candidates: Option<usize>,
-    /// Only these documents (repeatable; ids as `stats`/`query` print them)
+    /// Only these documents (repeatable): an id as `stats`/`query` print it, a title, or the start of a file name
     #[arg(long = "doc", value_name = "DOC")]
     pub docs: Vec<String>,
     /// Only these kinds (repeatable): text, figure, table
@@ -196,7 +196,7 @@ pub struct SearchArgs {
     /// feedback, on by default)
     #[arg(long)]
     pub no_feedback: bool,
-    /// The rules of the rewrite stage: true (all, the default), false, or some of
+    /// The rules of the rewrite stage: true (the default rules, pages and terms), false, all, or some of
     /// instructions (closing instructions about the answer left out), terms (a financial
     /// measure's line items added, in a financial context) and pages (pages named of a known
     /// document put first), comma-separated; also INDEXER_REWRITE, `rewrite` in indexer.toml
@@ -350,6 +350,11 @@ pub struct EvalArgs {
     /// of their name (0: no folds)
     #[arg(long, value_name = "K", default_value_t = indexer_eval::folds::DEFAULT_FOLDS)]
     pub folds: usize,
+    /// What each question is searched over: docs (its own documents, the default), docs:K
+    /// (its documents and K others of the set, chosen by the question's id) or library (the
+    /// whole index, no filter)
+    #[arg(long, value_name = "SCOPE", default_value = "docs")]
+    pub scope: indexer_eval::Scope,
     /// How the hybrid pool's candidates are ranked (as for `query`): learned or fused
     #[arg(long, value_name = "RANKING", default_value_t = indexer_engine::DEFAULT_RANKING)]
     pub ranking: indexer_engine::Ranking,

@@ -751,6 +751,58 @@ fn document_filters_and_closed_pipes() {
     );
     assert_eq!(query("b/mosaic.md").status.code(), Some(0));
 
+    // A document by its title (letter case aside), or by the start of its file name.
+    for (doc, want) in [("lattice", "b/lattice.md"), ("weather", "b/weather-log.md")] {
+        let o = query(doc);
+        assert_eq!(o.status.code(), Some(0), "{doc}: {}", stderr(&o));
+        let r = json(&o);
+        let want = format!("{abs}/{want}");
+        assert!(
+            r["hits"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|h| h["note"]["doc"] == want.as_str()),
+            "{doc}: {r}"
+        );
+    }
+    let o = query("mos");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("names several documents"),
+        "{}",
+        stderr(&o)
+    );
+
+    // Without a filter, the evidence says where it came from; a question that names a
+    // document by its file name searches it alone.
+    let o = indexer(&work, &["query", "mosaic plot tiles", "--budget", "3"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("evidence from "), "{}", stdout(&o));
+    let o = indexer(
+        &work,
+        &["query", "rain in weather-log.md", "--format", "json"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r = json(&o);
+    assert_eq!(r["routing"]["by"], "named", "{r}");
+    let want = format!("{abs}/b/weather-log.md");
+    assert!(
+        r["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|h| h["note"]["doc"] == want.as_str()),
+        "{r}"
+    );
+    let o = indexer(&work, &["query", "mosaic plot tiles", "--format", "json"]);
+    let r = json(&o);
+    assert_eq!(r["routing"]["by"], "candidates", "{r}");
+    assert!(
+        r["routing"]["documents"][0]["share"].as_f64().unwrap() > 0.0,
+        "{r}"
+    );
+
     let o = query("latice.md");
     assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);
@@ -766,7 +818,7 @@ fn document_filters_and_closed_pipes() {
     // A question's closing instructions about the answer are not searched: the same evidence,
     // scores and cosines as the bare question; the response keeps the whole question.
     let search = |q: &str| {
-        let o = indexer(&work, &["query", q, "--format", "json"]);
+        let o = indexer(&work, &["query", q, "--format", "json", "--rewrite", "all"]);
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
         json(&o)
     };

@@ -12,6 +12,7 @@ use crate::pool::{Pool, PoolEntry, Tier};
 use crate::question::{Rewrite, SearchedQuestion};
 use crate::ranking::{Ranker, Ranking};
 use crate::rewrite::Rules;
+use crate::routing::Routing;
 use crate::search::{Hit, SearchRequest, SearchResponse, Timings};
 use crate::snippet::{QueryTerm, query_terms, snippet, snippet_source};
 use crate::view::IndexView;
@@ -200,6 +201,13 @@ impl Engine {
         Ok(question_pool(index.as_ref(), question, filter, stage, ranker)?.0)
     }
 
+    /// The filter a question is searched with, as every search takes it: a question without a
+    /// document filter that names a document (its file name, or a title of two words or
+    /// more) searches that document alone, which is returned too.
+    pub fn scope_of(&self, question: &str, filter: &Filter) -> Result<(Filter, Option<String>)> {
+        route(self.index().as_ref(), question, filter.clone())
+    }
+
     /// The first stage's candidates of a question alone: fused, not ranked again, no page put
     /// first. What the learned ranking reads (`indexer eval --export-features`).
     pub fn first_stage_pool(
@@ -280,6 +288,7 @@ impl Engine {
         for d in &mut filter.docs {
             *d = view.resolve_document(d)?;
         }
+        let (filter, named) = route(view.backend().as_ref(), query, filter)?;
         // Retrieval reads the question without its instructions about the answer; the
         // response (and the reader of `ask`) keeps the whole question, and says what was
         // searched.
@@ -294,7 +303,13 @@ impl Engine {
             req.first_stage(),
             ranker,
         )?;
+        let routing = match named {
+            Some(doc) => Some(Routing::named(doc)),
+            None if req.filter.docs.is_empty() => Some(Routing::weigh(&pool)),
+            None => None,
+        };
         Ok(Prepared {
+            routing,
             ranking: if ranker.is_some() {
                 Ranking::Learned
             } else {
@@ -344,6 +359,7 @@ impl Engine {
             rewrite: p.rewrite,
             selector: req.selector.to_string(),
             ranking: p.ranking.as_str(),
+            routing: p.routing,
             budget: req.budget,
             generation: p.view.generation(),
             model: p.view.model_id().to_string(),
@@ -387,8 +403,30 @@ fn question_pool(
     Ok((pool, named))
 }
 
+/// The filter a question is searched with: without a document filter, a question that names a
+/// document (`crate::rewrite::DocumentNames`) searches that document alone, which is returned.
+fn route(
+    reader: &dyn crate::reader::Reader,
+    question: &str,
+    mut filter: Filter,
+) -> Result<(Filter, Option<String>)> {
+    if !filter.docs.is_empty() {
+        return Ok((filter, None));
+    }
+    let named = reader
+        .document_names()?
+        .named_in(question)
+        .map(str::to_string);
+    if let Some(doc) = &named {
+        filter.docs = vec![doc.clone()];
+    }
+    Ok((filter, named))
+}
+
 /// A checked request with its query vector and candidates.
 pub(crate) struct Prepared {
+    /// The documents a search without a document filter drew on.
+    pub routing: Option<Routing>,
     /// How the candidates were ranked.
     pub ranking: Ranking,
     pub query: String,

@@ -30,6 +30,7 @@ mod question;
 pub mod ranking;
 mod reader;
 pub mod rewrite;
+mod routing;
 mod search;
 mod sink;
 mod snippet;
@@ -66,6 +67,7 @@ pub use pool::{Pool, PoolEntry, Tier};
 pub use question::{NamedPage, Rewrite, SearchedQuestion};
 pub use ranking::{Ranker, Ranking};
 pub use rewrite::{PageRef, PageReferences, Reason, Rewritten, RuleKind, Rules};
+pub use routing::{RoutedDocument, Routing};
 pub use search::{
     DEFAULT_BUDGET, DEFAULT_MATCHING, DEFAULT_RANKING, DEFAULT_REWRITE, DEFAULT_SELECTOR,
     DEFAULT_SNIPPET_CHARS, Hit, SearchRequest, SearchResponse, Timings, parse_pages,

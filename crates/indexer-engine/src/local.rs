@@ -17,11 +17,16 @@ use std::path::PathBuf;
 #[derive(Debug)]
 pub(crate) struct LocalReader {
     index: Index,
+    /// The documents' names, made the first time a question is read for them.
+    names: std::sync::OnceLock<std::sync::Arc<crate::rewrite::DocumentNames>>,
 }
 
 impl LocalReader {
     pub(crate) fn new(index: Index) -> LocalReader {
-        LocalReader { index }
+        LocalReader {
+            index,
+            names: std::sync::OnceLock::new(),
+        }
     }
 }
 
@@ -121,6 +126,15 @@ impl Reader for LocalReader {
             ));
         }
         Ok(Pool::ranked(dim, candidates))
+    }
+
+    fn document_names(&self) -> Result<std::sync::Arc<crate::rewrite::DocumentNames>> {
+        Ok(self
+            .names
+            .get_or_init(|| {
+                std::sync::Arc::new(crate::rewrite::DocumentNames::new(&self.index.documents()))
+            })
+            .clone())
     }
 
     fn document_pages(&self, doc: &str) -> Result<Option<u32>> {

@@ -41,6 +41,8 @@ pub(crate) trait Reader: Send + Sync + std::fmt::Debug {
         filter: &Filter,
         stage: FirstStage,
     ) -> Result<Pool>;
+    /// The names of the documents (`crate::rewrite::DocumentNames`), made once per generation.
+    fn document_names(&self) -> Result<std::sync::Arc<crate::rewrite::DocumentNames>>;
     /// The page count of document `doc` (0 for an unpaged one), `None` when unknown.
     fn document_pages(&self, doc: &str) -> Result<Option<u32>>;
     /// The notes of the `k` best BM25 matches of `text` among the notes `filter` lets
@@ -73,8 +75,12 @@ impl<'a> ReaderScope<'a> {
 }
 
 impl crate::rewrite::Scope for ReaderScope<'_> {
-    fn documents(&self) -> Result<Vec<DocumentInfo>> {
-        self.reader.documents()
+    fn named_document(&self, question: &str) -> Result<Option<String>> {
+        Ok(self
+            .reader
+            .document_names()?
+            .named_in(question)
+            .map(str::to_string))
     }
 
     fn filter_docs(&self) -> &[String] {

@@ -5,6 +5,7 @@ use crate::first_stage::{DEFAULT_CANDIDATES, DEFAULT_FEEDBACK, FirstStage};
 use crate::question::Rewrite;
 use crate::ranking::Ranking;
 use crate::rewrite::Rules;
+use crate::routing::Routing;
 use crate::snippet::Snippet;
 use crate::{Error, Result};
 use indexer_index::{Filter, Fusion, Matching};
@@ -15,14 +16,14 @@ use std::path::PathBuf;
 
 /// The selector used when none is named: the first stage's fused order with at most one note
 /// a page before any second (`fused-cap`), decided by `indexer eval` on all of mmlb-dev (the
-/// README's "Choosing the selector" has the figures, the rerank crate's README the sweep).
+/// docs/evaluation.md's "Choosing the selector" has the figures, the rerank crate's README the sweep).
 /// CDS stays one flag away.
 pub const DEFAULT_SELECTOR: SelectorKind = SelectorKind::FusedCap;
 /// Evidence notes per answer (the paper's B).
 pub const DEFAULT_BUDGET: usize = 10;
 /// How query words match when a request does not say: the last word also as a prefix, and
 /// words the index does not hold corrected (`typing`), for the search box and every other
-/// caller alike (measured in the README's "Search as you type").
+/// caller alike (measured in docs/http-api.md, "Search as you type").
 pub const DEFAULT_MATCHING: Matching = Matching::TYPING;
 /// The rewrite stage's rules a search runs when a request does not say
 /// (`SearchRequest::rewrite`): [`Rules::DEFAULT`].
@@ -153,6 +154,10 @@ pub struct SearchResponse {
     /// How the candidates were ranked: `learned` or `fused` (also when `learned` was asked
     /// for an index whose encoder has no learned model).
     pub ranking: &'static str,
+    /// Without a document filter: the documents the candidates came from, heaviest first,
+    /// or the document the question names, which alone was searched (`crate::routing`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub routing: Option<Routing>,
     pub budget: usize,
     /// The index generation that answered.
     pub generation: u64,

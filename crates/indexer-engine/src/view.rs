@@ -106,32 +106,52 @@ impl IndexView {
         safe_child(&self.index.crop_dir(), note.image.as_deref()?)
     }
 
-    /// The document id that `doc` names: the id itself, or the one id that ends with `/doc`
+    /// The document id that `doc` names: the id itself; else the one id that ends with `/doc`
     /// (so `a.pdf` finds `/home/u/papers/a.pdf`, or `papers/a.pdf` ingested from its
-    /// parent). Anything else is [`Error::UnknownDocument`] with the closest ids.
+    /// parent); else the one document whose title is `doc` (letter case aside); else the one
+    /// whose file name begins with `doc` (`lme4` finds `docs/lme4-lmer.pdf`). Anything else
+    /// is [`Error::UnknownDocument`] with the closest ids, or the several it could be.
     pub fn resolve_document(&self, doc: &str) -> Result<String> {
         let docs = self.index.documents()?;
         if docs.iter().any(|d| d.doc == doc) {
             return Ok(doc.to_string());
         }
-        let suffix = format!("/{}", doc.trim_start_matches("./").trim_start_matches('/'));
-        let matches: Vec<&str> = docs
-            .iter()
-            .map(|d| d.doc.as_str())
-            .filter(|d| d.ends_with(&suffix))
-            .collect();
-        if let [one] = matches.as_slice() {
-            return Ok(one.to_string());
+        let wanted = doc.trim_start_matches("./").trim_start_matches('/');
+        let suffix = format!("/{wanted}");
+        let file = |d: &str| d.rsplit('/').next().unwrap_or(d).to_string();
+        let lower = wanted.to_lowercase();
+        // Each way of naming a document, most exact first: the first that names any decides.
+        let ways: [&dyn Fn(&indexer_index::DocumentInfo) -> bool; 3] = [
+            &|d| d.doc.ends_with(&suffix),
+            &|d| {
+                d.title
+                    .as_deref()
+                    .is_some_and(|t| t.trim().to_lowercase() == lower.trim())
+            },
+            &|d| !lower.is_empty() && file(&d.doc).to_lowercase().starts_with(&lower),
+        ];
+        for way in ways {
+            let matches: Vec<&str> = docs
+                .iter()
+                .filter(|d| way(d))
+                .map(|d| d.doc.as_str())
+                .collect();
+            match matches.as_slice() {
+                [] => continue,
+                [one] => return Ok(one.to_string()),
+                many => {
+                    return Err(Error::UnknownDocument {
+                        doc: doc.to_string(),
+                        ambiguous: true,
+                        closest: many.iter().map(|s| s.to_string()).collect(),
+                    });
+                }
+            }
         }
-        let closest = if matches.is_empty() {
-            closest_ids(doc, docs.iter().map(|d| d.doc.as_str()))
-        } else {
-            matches.iter().map(|s| s.to_string()).collect()
-        };
         Err(Error::UnknownDocument {
             doc: doc.to_string(),
-            ambiguous: !matches.is_empty(),
-            closest,
+            ambiguous: false,
+            closest: closest_ids(doc, docs.iter().map(|d| d.doc.as_str())),
         })
     }
 }

@@ -44,6 +44,67 @@ impl std::str::FromStr for PoolMode {
     }
 }
 
+/// What each question is searched over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Scope {
+    /// Its own documents: the search filtered to them (the default, MMLongBench-Doc's setting).
+    Docs,
+    /// Its documents and `K` others of the set, chosen by the question's id (the CDS paper's
+    /// protocol is 4 others).
+    DocsAnd(usize),
+    /// The whole index, no filter: how a user searches a library.
+    Library,
+}
+
+impl std::fmt::Display for Scope {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Scope::Docs => f.write_str("docs"),
+            Scope::DocsAnd(k) => write!(f, "docs:{k}"),
+            Scope::Library => f.write_str("library"),
+        }
+    }
+}
+
+impl std::str::FromStr for Scope {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Scope, String> {
+        let bad =
+            || format!("scope must be docs, docs:K (K other documents) or library, not {s:?}");
+        match s.trim() {
+            "docs" => Ok(Scope::Docs),
+            "library" => Ok(Scope::Library),
+            other => other
+                .strip_prefix("docs:")
+                .and_then(|k| k.parse().ok())
+                .map(Scope::DocsAnd)
+                .ok_or_else(bad),
+        }
+    }
+}
+
+impl Scope {
+    /// The documents a question is searched over (empty: the whole index): its own, with
+    /// `K` others of `all` (the set's documents the index holds), those first in the order of
+    /// the FNV-1a hash of the question's id and the document's name.
+    pub fn documents(self, question: &Question, all: &[String]) -> Vec<String> {
+        match self {
+            Scope::Library => Vec::new(),
+            Scope::Docs => question.docs.clone(),
+            Scope::DocsAnd(k) => {
+                let mut others: Vec<&String> =
+                    all.iter().filter(|d| !question.docs.contains(d)).collect();
+                others.sort_by_key(|d| {
+                    (crate::folds::fnv1a(&format!("{}\u{0}{d}", question.id)), *d)
+                });
+                let mut docs = question.docs.clone();
+                docs.extend(others.into_iter().take(k).cloned());
+                docs
+            }
+        }
+    }
+}
+
 /// Settings of one evaluation run.
 #[derive(Debug, Clone)]
 pub struct EvalConfig {
@@ -68,6 +129,8 @@ pub struct EvalConfig {
     pub rewrite: Rules,
     /// Folds by document (`folds`): the report's figures per fold; 0 for none.
     pub folds: usize,
+    /// What each question is searched over in the hybrid pool.
+    pub scope: Scope,
     /// How the hybrid pool's candidates are ranked (`SearchRequest::ranking`).
     pub ranking: Ranking,
     /// A folder of learned models, one a fold (`fold-K.json`, `fold-K.txt`, trained without
@@ -175,6 +238,7 @@ pub fn aggregate(
             Mean::default(),
         );
         let mut pr = [Mean::default(); 3];
+        let mut doc_hit = [Mean::default(); 2];
         let (mut ured, mut usel, mut un) = (Mean::default(), Mean::default(), 0);
         for r in rows {
             let q = qs[r.question.as_str()];
@@ -197,6 +261,12 @@ pub fn aggregate(
             }
             match (r.recall, r.hit) {
                 (Some(rec), Some(h)) => {
+                    // Whether the question's own documents hold the first hit, and any of the
+                    // first three.
+                    for (m, k) in doc_hit.iter_mut().zip([1, 3]) {
+                        let found = r.selected.iter().take(k).any(|n| q.docs.contains(&n.doc));
+                        m.add(if found { 1.0 } else { 0.0 });
+                    }
                     red.add(r.redundancy);
                     let hv = if h { 1.0 } else { 0.0 };
                     all.r.add(rec);
@@ -254,6 +324,7 @@ pub fn aggregate(
             redundancy: red.value(),
             select_ms: ms.value(),
             page_recall: pr.map(|m| m.value()),
+            doc_hit: doc_hit.map(|m| m.value()),
             iterations: it.value(),
             kkt_residual: kkt.value(),
             unanswerable: un,
@@ -353,6 +424,14 @@ pub fn run_eval(
         .filter(|d| d.notes > 0)
         .map(|d| d.doc)
         .collect();
+    // The set's documents the index holds, for a scope of a question's documents and others.
+    let mut set_docs: Vec<String> = questions
+        .iter()
+        .flat_map(|q| q.docs.iter().cloned())
+        .filter(|d| documents.contains(d))
+        .collect();
+    set_docs.sort();
+    set_docs.dedup();
     // Every selector of the run, built once, under the name its rows carry: the plain ones by
     // their kind, the grid's with their options.
     let mut choosers: Vec<(String, Box<dyn Selector>)> = cfg
@@ -403,9 +482,11 @@ pub fn run_eval(
         }
         // What `indexer query` searches of a question (its instructions about the answer left out).
         let filter = Filter {
-            docs: q.docs.clone(),
+            docs: cfg.scope.documents(q, &set_docs),
             ..Filter::default()
         };
+        // As a search without a filter does: a question that names a document searches it.
+        let (filter, _) = engine.scope_of(&q.question, &filter)?;
         let question = engine.searched_question(&q.question, cfg.matching, cfg.rewrite, &filter)?;
         let mut new_rows = Vec::new();
         for pool_mode in &cfg.pools {
@@ -617,6 +698,9 @@ fn command_line(cfg: &EvalConfig) -> String {
     if cfg.rewrite != DEFAULT_REWRITE {
         s.push_str(&format!(" --rewrite {}", cfg.rewrite));
     }
+    if cfg.scope != Scope::Docs {
+        s.push_str(&format!(" --scope {}", cfg.scope));
+    }
     if cfg.ranking != DEFAULT_RANKING {
         s.push_str(&format!(" --ranking {}", cfg.ranking));
     }
@@ -639,4 +723,42 @@ fn command_line(cfg: &EvalConfig) -> String {
         s.push_str(&format!(" --limit {l}"));
     }
     s
+}
+
+#[cfg(test)]
+mod scope_tests {
+    use super::*;
+
+    fn question(id: &str, doc: &str) -> Question {
+        serde_json::from_value(serde_json::json!({
+            "id": id, "question": "q", "docs": [doc], "evidence_pages": {doc: [1]}
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn scopes_read_as_written_and_choose_other_documents_by_the_question() {
+        for (text, want) in [
+            ("docs", Scope::Docs),
+            ("library", Scope::Library),
+            ("docs:4", Scope::DocsAnd(4)),
+        ] {
+            assert_eq!(text.parse::<Scope>().unwrap(), want);
+            assert_eq!(want.to_string(), text);
+        }
+        assert!("docs:x".parse::<Scope>().unwrap_err().contains("library"));
+        let all: Vec<String> = (0..10).map(|i| format!("d{i}.pdf")).collect();
+        let q = question("q1", "d3.pdf");
+        assert_eq!(Scope::Docs.documents(&q, &all), ["d3.pdf"]);
+        assert!(Scope::Library.documents(&q, &all).is_empty());
+        let four = Scope::DocsAnd(4).documents(&q, &all);
+        assert_eq!(four.len(), 5);
+        assert_eq!(four[0], "d3.pdf");
+        assert_eq!(four.iter().filter(|d| *d == "d3.pdf").count(), 1);
+        // The same question chooses the same others; another question others.
+        assert_eq!(Scope::DocsAnd(4).documents(&q, &all), four);
+        let other = Scope::DocsAnd(4).documents(&question("q2", "d3.pdf"), &all);
+        assert_ne!(other, four);
+        assert_eq!(Scope::DocsAnd(20).documents(&q, &all).len(), 10);
+    }
 }

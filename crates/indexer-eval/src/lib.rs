@@ -16,7 +16,9 @@ mod report;
 
 pub use beir::{BeirMethod, BeirReport, beir_markdown, run_beir};
 pub use data::{BeirSet, Question, read_beir, read_questions};
-pub use eval::{EvalConfig, PoolMode, ResultRow, SelectedNote, aggregate, read_rows, run_eval};
+pub use eval::{
+    EvalConfig, PoolMode, ResultRow, Scope, SelectedNote, aggregate, read_rows, run_eval,
+};
 pub use export::{ExportSummary, export_features};
 pub use report::{
     EvalReport, FoldGroup, Group, SOURCES, Summary, markdown, register_font, write_report,

@@ -41,6 +41,9 @@ pub struct Summary {
     pub select_ms: Option<f64>,
     /// Page Recall@1/3/5 over answerable questions.
     pub page_recall: [Option<f64>; 3],
+    /// Document hit@1 and @3: how often the question's own documents hold the first hit of
+    /// the evidence, and any of its first three (answerable questions).
+    pub doc_hit: [Option<f64>; 2],
     pub iterations: Option<f64>,
     pub kkt_residual: Option<f64>,
     pub unanswerable: usize,
@@ -100,12 +103,12 @@ pub fn markdown(r: &EvalReport) -> String {
     );
     let _ = writeln!(
         s,
-        "| selector | pool | B | n | recall | hit | page R@1 | R@3 | R@5 | redundancy | select ms | CDS iters | KKT residual |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+        "| selector | pool | B | n | recall | hit | page R@1 | R@3 | R@5 | doc hit@1 | doc hit@3 | redundancy | select ms | CDS iters | KKT residual |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     );
     for m in &r.summaries {
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             m.selector,
             m.pool,
             m.budget,
@@ -115,6 +118,8 @@ pub fn markdown(r: &EvalReport) -> String {
             pct(m.page_recall[0]),
             pct(m.page_recall[1]),
             pct(m.page_recall[2]),
+            pct(m.doc_hit[0]),
+            pct(m.doc_hit[1]),
             m.redundancy
                 .map(|v| format!("{v:.3}"))
                 .unwrap_or("-".into()),

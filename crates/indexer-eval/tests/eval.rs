@@ -98,6 +98,7 @@ fn report_recall_by_source_and_resume() {
         ranking: indexer_engine::DEFAULT_RANKING,
         ranker_folds: None,
         folds: indexer_eval::folds::DEFAULT_FOLDS,
+        scope: indexer_eval::Scope::Docs,
         matching: indexer_engine::DEFAULT_MATCHING,
         out: out.clone(),
         limit: None,

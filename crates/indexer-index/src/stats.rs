@@ -20,6 +20,8 @@ pub struct Stats {
     /// Bytes on disk of the files this generation uses (shared files counted once).
     pub bytes: u64,
     pub generation: u64,
+    /// The on-disk format version of the index (a Milvus collection: its schema version).
+    pub format_version: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -72,6 +74,7 @@ impl Index {
             dim: m.dim,
             bytes,
             generation: m.generation,
+            format_version: m.format_version,
         }
     }
 

@@ -88,6 +88,9 @@ pub fn search_json(view: &IndexView, r: &SearchResponse) -> Value {
     if let Some(rw) = &r.rewrite {
         v["rewrite"] = json!(rw);
     }
+    if let Some(routing) = &r.routing {
+        v["routing"] = json!(routing);
+    }
     v
 }
 
@@ -147,6 +150,14 @@ pub fn search_schema() -> Value {
             "unit": {"type": "string", "enum": ["note", "page", "document"]},
             "selector": {"type": "string"},
             "ranking": {"type": "string", "enum": ["learned", "fused"], "description": "how the candidates were ranked before selection"},
+            "routing": {
+                "type": "object",
+                "description": "without a document filter: the documents the candidates came from (by: candidates), or the one the query names, which alone was searched (by: named)",
+                "properties": {
+                    "by": {"type": "string", "enum": ["named", "candidates"]},
+                    "documents": {"type": "array", "items": {"type": "object", "properties": {"doc": {"type": "string"}, "share": {"type": "number"}}, "required": ["doc", "share"]}},
+                },
+            },
             "rewrite": {
                 "type": "object",
                 "description": "what was searched, when it is not the query as typed (absent then)",

@@ -228,13 +228,24 @@ fn search_answers_text_structure_and_crop_links() {
     // Pages and documents.
     let r = tool(
         "search",
-        json!({"query": "graph search", "unit": "document", "budget": 2}),
+        json!({"query": "nearest neighbour graphs", "unit": "document", "budget": 2}),
     );
     let groups = r["structuredContent"]["pages"].as_array().unwrap();
     assert_eq!(groups.len(), 2);
     assert_eq!(groups[0]["doc"], "hnsw.md");
     assert!(!groups[0]["hits"].as_array().unwrap().is_empty());
     assert!(text(&r).starts_with("The best documents for"));
+
+    // A query that names a document by its title searches that document alone, and says so.
+    let r = tool("search", json!({"query": "graph search", "budget": 3}));
+    let s = &r["structuredContent"];
+    assert_eq!(s["routing"]["by"], "named", "{s}");
+    assert_eq!(s["routing"]["documents"][0]["doc"], "hnsw.md", "{s}");
+    let hits = s["hits"].as_array().unwrap();
+    assert!(
+        !hits.is_empty() && hits.iter().all(|h| h["doc"] == "hnsw.md"),
+        "{hits:?}"
+    );
 }
 
 #[test]

@@ -110,17 +110,15 @@ pub(crate) enum Pages {
     Other(serde_json::Value),
 }
 
-/// `GET /search`'s query string: the fields of [`SearchQuery`] as strings, with one document
-/// and the kinds comma-separated.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// `GET /search`'s query string: the fields of [`SearchQuery`] as strings, the documents as
+/// repeated parameters (`?doc=a.pdf&doc=b.pdf`) and the kinds comma-separated.
+#[derive(Debug, Default)]
 pub(crate) struct SearchQueryGet {
-    #[serde(alias = "query")]
     q: Option<String>,
     budget: Option<String>,
     selector: Option<String>,
     candidates: Option<String>,
-    doc: Option<String>,
+    docs: Vec<String>,
     kind: Option<String>,
     pages: Option<String>,
     matching: Option<String>,
@@ -132,6 +130,71 @@ pub(crate) struct SearchQueryGet {
     snippet_chars: Option<String>,
 }
 
+impl SearchQueryGet {
+    /// The parameters of a query string, in order: `doc` may repeat, every other key is
+    /// given at most once, and a key of no field is an error that lists the fields.
+    pub(crate) fn from_pairs(pairs: Vec<(String, String)>) -> Result<SearchQueryGet, ApiError> {
+        let mut g = SearchQueryGet::default();
+        for (key, value) in pairs {
+            let slot = match key.as_str() {
+                "doc" => {
+                    g.docs.push(value);
+                    continue;
+                }
+                "q" | "query" => &mut g.q,
+                "budget" => &mut g.budget,
+                "selector" => &mut g.selector,
+                "candidates" => &mut g.candidates,
+                "kind" => &mut g.kind,
+                "pages" => &mut g.pages,
+                "matching" => &mut g.matching,
+                "feedback" => &mut g.feedback,
+                "rewrite" => &mut g.rewrite,
+                "ranking" => &mut g.ranking,
+                "group" => &mut g.group,
+                "fields" => &mut g.fields,
+                "snippet_chars" => &mut g.snippet_chars,
+                _ => {
+                    return Err(ApiError::bad_request(
+                        "bad_query_string",
+                        format!(
+                            "unknown parameter {key:?} (the parameters of a search: {})",
+                            GET_PARAMETERS.join(", ")
+                        ),
+                    ));
+                }
+            };
+            if slot.is_some() {
+                return Err(ApiError::bad_request(
+                    "bad_query_string",
+                    format!("the parameter {key:?} is given twice (only doc may repeat)"),
+                ));
+            }
+            *slot = Some(value);
+        }
+        Ok(g)
+    }
+}
+
+/// The parameters `GET /search` takes.
+pub(crate) const GET_PARAMETERS: [&str; 15] = [
+    "q",
+    "query",
+    "budget",
+    "selector",
+    "candidates",
+    "doc",
+    "kind",
+    "pages",
+    "matching",
+    "feedback",
+    "rewrite",
+    "ranking",
+    "group",
+    "fields",
+    "snippet_chars",
+];
+
 impl TryFrom<SearchQueryGet> for SearchQuery {
     type Error = ApiError;
 
@@ -141,7 +204,7 @@ impl TryFrom<SearchQueryGet> for SearchQuery {
             budget: count("budget", p.budget)?,
             selector: p.selector,
             candidates: count("candidates", p.candidates)?,
-            doc: p.doc.map(OneOrMany::One),
+            doc: (!p.docs.is_empty()).then_some(OneOrMany::Many(p.docs)),
             kind: p.kind.map(OneOrMany::One),
             pages: p.pages.map(Pages::Text),
             matching: p.matching,
@@ -361,7 +424,33 @@ mod tests {
 
     fn query_string(qs: &str) -> SearchQueryGet {
         let uri: axum::http::Uri = format!("/search?{qs}").parse().unwrap();
-        axum::extract::Query::try_from_uri(&uri).unwrap().0
+        let pairs: Vec<(String, String)> = axum::extract::Query::try_from_uri(&uri).unwrap().0;
+        SearchQueryGet::from_pairs(pairs).unwrap()
+    }
+
+    #[test]
+    fn documents_repeat_in_a_query_string_and_nothing_else_does() {
+        let r = get("q=x&doc=a.pdf&doc=b%2Fc.pdf").unwrap();
+        assert_eq!(r.filter.docs, ["a.pdf", "b/c.pdf"]);
+        let pairs = |qs: &str| {
+            let uri: axum::http::Uri = format!("/search?{qs}").parse().unwrap();
+            let p: Vec<(String, String)> = axum::extract::Query::try_from_uri(&uri).unwrap().0;
+            SearchQueryGet::from_pairs(p)
+        };
+        let e = pairs("q=x&budget=3&budget=4").unwrap_err();
+        assert_eq!(e.code, "bad_query_string");
+        assert!(
+            e.message.contains("\"budget\" is given twice"),
+            "{}",
+            e.message
+        );
+        let e = pairs("q=x&colour=red").unwrap_err();
+        assert!(
+            e.message.contains("unknown parameter \"colour\""),
+            "{}",
+            e.message
+        );
+        assert!(e.message.contains("snippet_chars"), "{}", e.message);
     }
 
     #[test]

@@ -190,8 +190,8 @@ fn fragment(page: Option<u32>, anchor: Option<&str>) -> String {
 #[derive(Debug, Serialize)]
 #[serde(untagged)]
 pub(crate) enum SearchAnswer {
-    Notes(Search),
-    Groups(Grouped),
+    Notes(Box<Search>),
+    Groups(Box<Grouped>),
 }
 
 /// The engine's answer with API hits.
@@ -206,6 +206,10 @@ pub(crate) struct Search {
     pub selector: String,
     /// How the candidates were ranked before selection: `learned` or `fused`.
     pub ranking: &'static str,
+    /// Without a document filter: the documents the candidates came from, or the one the
+    /// query names, which alone was searched.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub routing: Option<indexer_engine::Routing>,
     pub budget: usize,
     /// The index generation that answered.
     pub generation: u64,
@@ -318,6 +322,7 @@ impl Search {
             rewrite: r.rewrite,
             selector: r.selector,
             ranking: r.ranking,
+            routing: r.routing,
             budget: r.budget,
             generation: r.generation,
             model: r.model,

@@ -13,10 +13,10 @@ use axum::extract::{Query, State};
 /// `GET /search`: the query string, converted into the typed request a body is.
 pub(crate) async fn search_get(
     State(st): State<Shared>,
-    q: Result<Query<SearchQueryGet>, QueryRejection>,
+    q: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Result<Json<SearchAnswer>, ApiError> {
-    let Query(p) = q.map_err(|e| ApiError::bad_request("bad_query_string", e.body_text()))?;
-    let req = SearchQuery::try_from(p)?.validate(&st.cfg)?;
+    let Query(pairs) = q.map_err(|e| ApiError::bad_request("bad_query_string", e.body_text()))?;
+    let req = SearchQuery::try_from(SearchQueryGet::from_pairs(pairs)?)?.validate(&st.cfg)?;
     run_search(&st, req).await
 }
 
@@ -36,19 +36,19 @@ async fn run_search(st: &Shared, search: ApiSearch) -> Result<Json<SearchAnswer>
         let ApiSearch { req, group, fields } = search;
         let links = st.cfg.links();
         Ok(Json(match group {
-            None => SearchAnswer::Notes(response::Search::new(
+            None => SearchAnswer::Notes(Box::new(response::Search::new(
                 st.engine.search(&req)?,
                 &st.engine,
                 &links,
                 fields,
-            )),
-            Some(by) => SearchAnswer::Groups(response::Grouped::new(
+            ))),
+            Some(by) => SearchAnswer::Groups(Box::new(response::Grouped::new(
                 st.engine.search_grouped(&req, by)?,
                 by,
                 &st.engine,
                 &links,
                 fields,
-            )),
+            ))),
         }))
     })
     .await

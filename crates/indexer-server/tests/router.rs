@@ -483,6 +483,7 @@ async fn search_and_note_bodies_keep_their_shape() {
         shape(&b),
         r#"{"query":"recall selector",
 "selector":"fused-cap",
+"ranking":"fused",
 "budget":10,
 "generation":2,
 "model":"sentence-transformers/all-MiniLM-L6-v2@int8",

@@ -129,6 +129,7 @@ pub fn run(args: EvalArgs, settings: &Settings) -> Result<ExitCode> {
             args.rewrite
         },
         folds: args.folds,
+        scope: args.scope,
         ranking: args.ranking,
         ranker_folds: args.ranker_folds.clone(),
         matching: args.matching,

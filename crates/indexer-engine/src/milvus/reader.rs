@@ -59,6 +59,13 @@ pub(crate) struct MilvusReader {
     /// Each document's page count, read from the files collection at most every
     /// [`PAGES_FRESH_FOR`]: the learned ranking reads it for every candidate of a search.
     pages: std::sync::Mutex<Option<(std::time::Instant, HashMap<String, u32>)>>,
+    /// The documents' names, read as the page counts are.
+    names: std::sync::Mutex<
+        Option<(
+            std::time::Instant,
+            std::sync::Arc<crate::rewrite::DocumentNames>,
+        )>,
+    >,
 }
 
 /// How long the page counts read from the files collection are used before they are read
@@ -70,6 +77,7 @@ impl MilvusReader {
         Ok(MilvusReader {
             col: Collection::open(url)?,
             pages: std::sync::Mutex::new(None),
+            names: std::sync::Mutex::new(None),
         })
     }
 
@@ -128,6 +136,7 @@ impl Reader for MilvusReader {
             dim: self.dim(),
             bytes: 0,
             generation: 0,
+            format_version: indexer_milvus::SCHEMA_VERSION,
         })
     }
 
@@ -287,6 +296,18 @@ impl Reader for MilvusReader {
                 .zip(&vectors)
                 .map(|((e, f), v)| (e, v.as_slice(), f)),
         ))
+    }
+
+    fn document_names(&self) -> Result<std::sync::Arc<crate::rewrite::DocumentNames>> {
+        let mut cached = self.names.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((at, names)) = cached.as_ref()
+            && at.elapsed() <= PAGES_FRESH_FOR
+        {
+            return Ok(names.clone());
+        }
+        let names = std::sync::Arc::new(crate::rewrite::DocumentNames::new(&self.documents()?));
+        *cached = Some((std::time::Instant::now(), names.clone()));
+        Ok(names)
     }
 
     fn document_pages(&self, doc: &str) -> Result<Option<u32>> {

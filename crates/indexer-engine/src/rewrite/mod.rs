@@ -23,12 +23,11 @@ pub(crate) mod pages;
 mod rule;
 pub(crate) mod terms;
 
-pub use documents::named_document;
+pub use documents::{DocumentNames, named_document};
 pub(crate) use grammar::is_function_word;
 pub use rule::{Change, Draft, PageRef, PageReferences, Reason, Rule, RuleKind, Rules, Scope};
 
 use crate::Result;
-use indexer_index::DocumentInfo;
 use std::borrow::Cow;
 
 /// A question after the stage: what the first stage searches, and what was changed.
@@ -54,10 +53,11 @@ pub struct Rewritten<'q> {
 /// it), as the `pages` rule reads them; empty when it names none, or asks how to do
 /// something.
 pub fn pages_named_in(question: &str, doc: &str) -> Vec<PageRef> {
+    /// A scope of one document, filtered to.
     struct One<'a>(&'a [String]);
     impl Scope for One<'_> {
-        fn documents(&self) -> Result<Vec<DocumentInfo>> {
-            Ok(Vec::new())
+        fn named_document(&self, _question: &str) -> Result<Option<String>> {
+            Ok(None)
         }
         fn filter_docs(&self) -> &[String] {
             self.0
@@ -141,6 +141,7 @@ pub fn rewrite<'q>(question: &'q str, rules: Rules, scope: &dyn Scope) -> Result
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use indexer_index::DocumentInfo;
 
     /// A scope of fixed answers.
     #[derive(Debug, Default)]
@@ -161,8 +162,8 @@ pub(crate) mod tests {
     }
 
     impl Scope for FixedScope {
-        fn documents(&self) -> Result<Vec<DocumentInfo>> {
-            Ok(self.documents.clone())
+        fn named_document(&self, question: &str) -> Result<Option<String>> {
+            Ok(named_document(question, &self.documents))
         }
         fn filter_docs(&self) -> &[String] {
             &self.filter

@@ -52,14 +52,15 @@ impl Rule for Pages {
             return Ok(None);
         }
         let (doc, known_by) = match scope.filter_docs() {
-            [one] => (one.clone(), "the search is filtered to it".to_string()),
-            [] => {
-                let documents = scope.documents()?;
-                match super::documents::named_document(text, &documents) {
-                    Some(d) => (d.doc.clone(), "the question names it".to_string()),
-                    None => return Ok(None),
-                }
+            // The engine filters a search to the document its question names: say which.
+            [one] if scope.named_document(text)?.as_deref() == Some(one.as_str()) => {
+                (one.clone(), "the question names it".to_string())
             }
+            [one] => (one.clone(), "the search is filtered to it".to_string()),
+            [] => match scope.named_document(text)? {
+                Some(d) => (d, "the question names it".to_string()),
+                None => return Ok(None),
+            },
             _ => return Ok(None),
         };
         // A reference "of" something: of the known document, or of a count ("page 2 of 10"),

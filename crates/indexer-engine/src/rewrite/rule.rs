@@ -3,7 +3,6 @@
 //! ([`Change`], [`PageReferences`]), and why it changed a question ([`Reason`]).
 
 use crate::Result;
-use indexer_index::DocumentInfo;
 use serde::Serialize;
 use std::ops::Range;
 
@@ -150,8 +149,8 @@ impl Serialize for Rules {
 /// What the rules read of the index besides the question. The engine's scope reads the
 /// index being searched; each answer is looked up only when a rule asks.
 pub trait Scope {
-    /// The documents of the index.
-    fn documents(&self) -> Result<Vec<DocumentInfo>>;
+    /// The document of the index the question names by its file name or title, if one.
+    fn named_document(&self, question: &str) -> Result<Option<String>>;
     /// The documents the request's filter names (resolved ids); empty without a filter.
     fn filter_docs(&self) -> &[String];
     /// Whether a document the search reads (the filter's, else any) has statement pages: a
