@@ -5,6 +5,7 @@
 
 mod ask;
 mod browser;
+mod docs;
 mod faults;
 mod load;
 mod milvus;

@@ -8,7 +8,7 @@ use indexer_index::Fusion;
 pub const DEFAULT_CANDIDATES: usize = 100;
 /// Whether the first stage searches BM25 a second time with the terms of its best note
 /// (pseudo-relevance feedback, `indexer_index::Feedback`) when a request does not say; the
-/// README's "The first stage" has what it adds and costs.
+/// docs/evaluation.md's "The first stage" has what it adds and costs.
 pub const DEFAULT_FEEDBACK: bool = true;
 
 /// How the first stage searches: candidates from each retriever, how their two lists are

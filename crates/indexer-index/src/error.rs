@@ -76,8 +76,18 @@ impl indexer_notes::Hint for Error {
     fn hint(&self) -> Option<String> {
         match self {
             Error::NoIndex { .. } => Some("run indexer ingest PATH".into()),
+            Error::FormatVersion {
+                dir,
+                found,
+                expected,
+            } if found < expected => Some(format!(
+                "an older indexer wrote it: delete the folder {} and run indexer ingest PATH \
+                 again to rebuild it in this version's format (your documents are not touched)",
+                dir.display()
+            )),
             Error::FormatVersion { dir, .. } => Some(format!(
-                "delete the folder {} and run indexer ingest PATH to rebuild it",
+                "a newer indexer wrote it: use that version to read {}, or delete the folder \
+                 and run indexer ingest PATH to rebuild it for this one",
                 dir.display()
             )),
             Error::ModelMismatch { dir, .. } => Some(format!(

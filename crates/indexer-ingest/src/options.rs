@@ -49,7 +49,7 @@ pub struct IngestOptions {
     /// columns), without ruling lines or a caption: 10-K statements, report tables. Each
     /// becomes a table note (its rows, cut into parts that repeat the column heads) with a
     /// crop. Off by default: table recall on hand-labelled pages goes from 21% to 74%, but
-    /// on mmlb-dev the extra notes cost 2 points of recall@10 (README, "Tables without
+    /// on mmlb-dev the extra notes cost 2 points of recall@10 (docs/evaluation.md, "Tables without
     /// rules").
     pub aligned_tables: bool,
     /// How long a worker process may go without finishing a page (or, after the last page,

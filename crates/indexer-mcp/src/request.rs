@@ -1,6 +1,6 @@
 //! A search as the MCP tools and the Python package take it: the arguments checked in one
 //! place into the engine's [`SearchRequest`], and every failure named by the code the HTTP API
-//! gives it (`crates/indexer-server/README.md#errors`), so a search means the same, and fails
+//! gives it (`docs/http-api.md#errors`), so a search means the same, and fails
 //! the same, from every door.
 //!
 //! The server's mapping (`indexer-server`'s `ApiError`) is private to that crate; [`Failure`]

@@ -5,7 +5,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
 /// Where the error codes are documented.
-const ERRORS_DOC: &str = "crates/indexer-server/README.md#errors";
+const ERRORS_DOC: &str = "docs/http-api.md#errors";
 
 /// An error answered as `{message, code, type, link}` with its status.
 #[derive(Debug, Clone, PartialEq, Eq)]

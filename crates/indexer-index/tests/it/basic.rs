@@ -52,10 +52,22 @@ fn format_version_model_and_lock_errors_say_what_to_do() {
         ),
         "{e}"
     );
+    let hint = indexer_notes::Hint::hint(&e).unwrap();
+    assert!(hint.contains("a newer indexer wrote it"), "{hint}");
+
+    // An index of an older format: rebuild it with this version.
+    let newer = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        newer.replace("\"format_version\": 99", "\"format_version\": 1"),
+    )
+    .unwrap();
+    let e = Index::open(dir.path()).unwrap_err();
+    assert!(matches!(e, Error::FormatVersion { found: 1, .. }), "{e}");
+    let hint = indexer_notes::Hint::hint(&e).unwrap();
     assert!(
-        indexer_notes::Hint::hint(&e)
-            .unwrap()
-            .contains("indexer ingest")
+        hint.contains("an older indexer wrote it") && hint.contains("indexer ingest"),
+        "{hint}"
     );
 }
 

@@ -7,7 +7,7 @@
 //!
 //! A page is a page of numbers when at least [`MIN_NUMBERS`] of its words are numbers and
 //! they are at least [`MIN_NUMBER_SHARE`] of everything on it separated by spaces (words,
-//! numbers, dot leaders and currency signs alike; README, "Financial statements", measures it
+//! numbers, dot leaders and currency signs alike; docs/evaluation.md, "Financial statements", measures it
 //! against the share of words alone). The note keeps every word in order, leaving out the amounts, the leaders and the signs, and
 //! keeps of the numbers the years (`2017`; `FY2017` is a word) that head a statement's columns.
 
