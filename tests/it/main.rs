@@ -42,6 +42,15 @@ fn runtime() -> PathBuf {
     rt
 }
 
+/// Whether every hit of a `query --format json` answer is a note of document `doc`.
+fn all_from(r: &Value, doc: &str) -> bool {
+    r["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|h| h["note"]["doc"] == doc)
+}
+
 fn indexer(dir: &Path, args: &[&str]) -> Output {
     indexer_with(dir, args, &[])
 }
@@ -758,14 +767,7 @@ fn document_filters_and_closed_pipes() {
         assert_eq!(o.status.code(), Some(0), "{doc}: {}", stderr(&o));
         let r = json(&o);
         let want = format!("{abs}/{want}");
-        assert!(
-            r["hits"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .all(|h| h["note"]["doc"] == want.as_str()),
-            "{doc}: {r}"
-        );
+        assert!(all_from(&r, &want), "{doc}: {r}");
     }
     let o = query("mos");
     assert_eq!(o.status.code(), Some(2));
@@ -788,14 +790,7 @@ fn document_filters_and_closed_pipes() {
     let r = json(&o);
     assert_eq!(r["routing"]["by"], "named", "{r}");
     let want = format!("{abs}/b/weather-log.md");
-    assert!(
-        r["hits"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|h| h["note"]["doc"] == want.as_str()),
-        "{r}"
-    );
+    assert!(all_from(&r, &want), "{r}");
     let o = indexer(&work, &["query", "mosaic plot tiles", "--format", "json"]);
     let r = json(&o);
     assert_eq!(r["routing"]["by"], "candidates", "{r}");
