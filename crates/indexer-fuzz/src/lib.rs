@@ -10,4 +10,4 @@
 mod fixture;
 mod targets;
 
-pub use targets::{TARGETS, Target, markup, pdf, pdf_with, query, selector_of, server, store};
+pub use targets::{TARGETS, Target, markup, mcp, pdf, pdf_with, query, selector_of, server, store};

@@ -15,10 +15,11 @@ use tower::ServiceExt;
 pub type Target = fn(&[u8]);
 
 /// Every target by name, as `fuzz/` and the regression tests run them.
-pub const TARGETS: [(&str, Target); 5] = [
+pub const TARGETS: [(&str, Target); 6] = [
     ("markup", markup),
     ("query", query),
     ("server", server),
+    ("mcp", mcp),
     ("store", store),
     ("pdf", pdf),
 ];
@@ -51,10 +52,12 @@ pub fn selector_of(sel: u8) -> SelectorKind {
 }
 
 /// A search as the CLI makes one: a question and filters from the input (lines: question,
-/// document, pages, and a selector with options), options from its first four bytes: flags
-/// (kinds, matching, grouping), budget, candidates and the selector (any of
+/// document, pages, a selector with options, and the rewrite rules), options from its first
+/// four bytes: flags (kinds, matching, grouping), budget, candidates and the selector (any of
 /// [`SelectorKind::ALL`]; with its high bit set, the fourth line read as `NAME:KEY=VALUE`).
-/// A question that names a page ("page 2", "slides 1-3") goes through the named-page rules.
+/// The fifth line, when there is one, is the rules as a user writes them (`all`, `false`,
+/// `pages,terms`); without it, or when they do not parse, the default rules run. A question that names a page ("page 2",
+/// "slides 1-3"), a document by its title or a financial measure goes through those rules.
 /// An answer keeps within its budget and its filters; an error is one the caller can fix.
 pub fn query(data: &[u8]) {
     let [flags, budget, candidates, sel, rest @ ..] = data else {
@@ -66,6 +69,14 @@ pub fn query(data: &[u8]) {
     let doc = lines.next().filter(|d| !d.is_empty()).map(str::to_string);
     let pages = lines.next().map(parse_pages).and_then(Result::ok);
     let spec_line = lines.next();
+    let rules = match lines.next().map(str::parse::<indexer_engine::Rules>) {
+        None => indexer_engine::Rules::DEFAULT,
+        Some(Ok(r)) => r,
+        Some(Err(message)) => {
+            assert!(!message.is_empty(), "a refused rule says why");
+            indexer_engine::Rules::DEFAULT
+        }
+    };
     if let Some((a, b)) = pages {
         assert!(a >= 1 && a <= b);
     }
@@ -99,6 +110,7 @@ pub fn query(data: &[u8]) {
         None => selector_of(*sel).into(),
     };
     req.matching = matching;
+    req.rewrite = rules;
     req.filter = Filter {
         docs: doc.into_iter().collect(),
         kinds: kinds.clone(),
@@ -190,6 +202,73 @@ pub fn server(data: &[u8]) {
         for key in ["message", "code", "type", "link"] {
             assert!(v[key].is_string(), "{method} {uri}: no {key} in {v}");
         }
+    }
+}
+
+/// A message to `indexer mcp`'s server as a client writes one. The first byte says what the
+/// rest is: the arguments of a tool call (`search`, `show`, `list_documents`, or `ask` with no
+/// model server), as JSON, or as a string when they do not parse (these go through
+/// `SearchArgs`, the conversion the Python API's keyword arguments go through too); the URI of
+/// a resource to read; or a whole line of JSON-RPC. Every request gets one answer with its id,
+/// and no input is the server's own failure: no internal error, no tool result of type
+/// `internal_error`.
+pub fn mcp(data: &[u8]) {
+    let Some((&first, rest)) = data.split_first() else {
+        return;
+    };
+    let text = String::from_utf8_lossy(rest).into_owned();
+    let line = match first % 6 {
+        tool @ 0..=3 => {
+            let name = ["search", "show", "list_documents", "ask"][tool as usize];
+            let args = serde_json::from_str::<serde_json::Value>(&text)
+                .unwrap_or(serde_json::Value::String(text));
+            serde_json::json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                "params": {"name": name, "arguments": args}})
+            .to_string()
+        }
+        4 => serde_json::json!({"jsonrpc": "2.0", "id": 7, "method": "resources/read",
+            "params": {"uri": text}})
+        .to_string(),
+        _ => text,
+    };
+    let templated = first % 6 < 5;
+    let f = fixture();
+    let mut server = indexer_mcp::Server::new(&f.engine, None);
+    let mut out = Vec::new();
+    server
+        .handle_line(&line, &mut out)
+        .expect("writing to memory");
+    let out = String::from_utf8(out).expect("the server writes UTF-8");
+    assert!(out.is_empty() || out.ends_with('\n'), "a message is a line");
+    let messages: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("every line the server writes is JSON"))
+        .collect();
+    for m in &messages {
+        let answers = match m {
+            serde_json::Value::Array(a) => a.as_slice(),
+            one => std::slice::from_ref(one),
+        };
+        for a in answers {
+            assert_ne!(
+                a["error"]["code"].as_i64(),
+                Some(-32603),
+                "{line}: an internal error {a}"
+            );
+            assert_ne!(
+                a["result"]["structuredContent"]["error"]["type"].as_str(),
+                Some("internal_error"),
+                "{line}: an internal error {a}"
+            );
+        }
+    }
+    if templated {
+        let last = messages.last().expect("a request is answered");
+        assert_eq!(last["id"], 7, "{line}: {last}");
+        assert!(
+            last.get("result").is_some() != last.get("error").is_some(),
+            "{line}: a result or an error: {last}"
+        );
     }
 }
 

@@ -46,6 +46,11 @@ fn server_inputs() {
 }
 
 #[test]
+fn mcp_inputs() {
+    run("mcp", indexer_fuzz::mcp);
+}
+
+#[test]
 fn store_inputs() {
     run("store", indexer_fuzz::store);
 }
@@ -96,4 +101,33 @@ fn query_seeds_reach_every_selector_and_named_pages() {
         seeds.iter().any(|d| d.len() > 4 && d[3] & 0x80 != 0),
         "no seed gives a selector with options"
     );
+}
+
+/// The MCP seeds reach every tool, the resource read and a raw line (the first byte), and a
+/// search seed gives every search argument, so fuzzing starts from each path of the server.
+#[test]
+fn mcp_seeds_reach_every_tool_and_argument() {
+    let seeds: Vec<Vec<u8>> = inputs("mcp")
+        .into_iter()
+        .filter(|(name, _)| name.starts_with("seeds/"))
+        .map(|(_, d)| d)
+        .collect();
+    let reached: std::collections::HashSet<u8> = seeds
+        .iter()
+        .filter_map(|d| d.first())
+        .map(|b| b % 6)
+        .collect();
+    assert_eq!(reached.len(), 6, "{reached:?}");
+    let args: std::collections::HashSet<String> = seeds
+        .iter()
+        .filter(|d| d.first() == Some(&0))
+        .filter_map(|d| serde_json::from_slice::<serde_json::Value>(&d[1..]).ok())
+        .filter_map(|v| v.as_object().map(|m| m.keys().cloned().collect::<Vec<_>>()))
+        .flatten()
+        .collect();
+    for key in [
+        "query", "budget", "selector", "docs", "kinds", "pages", "rewrite", "ranking", "unit",
+    ] {
+        assert!(args.contains(key), "no mcp seed gives {key}");
+    }
 }
