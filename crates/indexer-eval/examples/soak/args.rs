@@ -17,6 +17,8 @@ usage: soak --indexer PATH --docs DIR --out DIR [options]
   --initial N           PDFs ingested before the server starts (default: all but 2 of those used)
   --max-doc-mib MIB     leave out PDFs larger than this, to keep each ingest short (default 2)
   --queries FILE        questions, one a line (default: a built-in list about the shared corpus)
+  --selector SPEC       the selector every search asks for, with options as the API takes them
+                        (cds, mmr:lambda=0.6, ...; default: none asked, the server's default)
   --runtime DIR         INDEXER_RUNTIME for the children (default: what indexer finds itself)
   --work DIR            keep the index and documents here instead of a temporary folder
 
@@ -35,6 +37,8 @@ pub(crate) struct Args {
     pub(crate) initial: Option<usize>,
     pub(crate) max_doc_mib: f64,
     pub(crate) queries: Option<PathBuf>,
+    /// The `selector` parameter of every search; `None` leaves it out.
+    pub(crate) selector: Option<String>,
     pub(crate) runtime: Option<PathBuf>,
     pub(crate) work: Option<PathBuf>,
     /// The command line as given, for the report.
@@ -56,6 +60,7 @@ pub(crate) fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Option<
         initial: None,
         max_doc_mib: 2.0,
         queries: None,
+        selector: None,
         runtime: None,
         work: None,
         command: String::new(),
@@ -77,6 +82,10 @@ pub(crate) fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Option<
             "--initial" => a.initial = Some(positive(&flag, &value)? as usize),
             "--max-doc-mib" => a.max_doc_mib = positive(&flag, &value)?,
             "--queries" => a.queries = Some(PathBuf::from(value)),
+            "--selector" if value.trim().is_empty() => {
+                return Err("--selector takes a selector, such as cds or mmr:lambda=0.6".into());
+            }
+            "--selector" => a.selector = Some(value),
             "--runtime" => a.runtime = Some(PathBuf::from(value)),
             "--work" => a.work = Some(PathBuf::from(value)),
             _ => return Err(format!("unknown option {flag}")),

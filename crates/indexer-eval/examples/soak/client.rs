@@ -15,8 +15,8 @@ const PAGE_PARAMS: &str = "group=document&budget=5&matching=typing&snippet_chars
 /// TIME_WAIT sockets of the first kind stay far below the loopback port range.
 const FRESH_CONNECTION_CLIENTS: usize = 4;
 
-/// The requests of the mix, in proportion: out of 20, 12 plain searches with the default
-/// selector, 3 as the search page sends them as someone types, 3 POST bodies, one `/stats`
+/// The requests of the mix, in proportion: out of 20, 12 plain searches (with the run's
+/// selector, the server's default unless `--selector` says), 3 as the search page sends them as someone types, 3 POST bodies, one `/stats`
 /// and one `/health`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Kind {
@@ -57,23 +57,31 @@ impl Kind {
 #[derive(Debug)]
 struct Req {
     kind: Kind,
+    /// The selector's name the answer must report (`--selector` without its options).
+    selector: Option<String>,
     method: &'static str,
     path: String,
     body: Option<Vec<u8>>,
 }
 
 impl Req {
-    fn new(kind: Kind, q: &str) -> Req {
+    /// The request of `kind` for the question `q`; every search asks for `selector` when
+    /// there is one.
+    fn new(kind: Kind, q: &str, selector: Option<&str>) -> Req {
+        let sel = selector.map_or(String::new(), |s| format!("&selector={}", encode(s)));
         let (method, path, body) = match kind {
-            Kind::Search => ("GET", format!("/search?q={}", encode(q)), None),
+            Kind::Search => ("GET", format!("/search?q={}{sel}", encode(q)), None),
             Kind::PageSearch => (
                 "GET",
-                format!("/search?q={}&{PAGE_PARAMS}", encode(&as_typed(q))),
+                format!("/search?q={}&{PAGE_PARAMS}{sel}", encode(&as_typed(q))),
                 None,
             ),
             Kind::PostSearch => {
-                let body =
+                let mut body =
                     serde_json::json!({"q": q, "budget": 5, "kind": ["text", "figure", "table"]});
+                if let Some(s) = selector {
+                    body["selector"] = s.into();
+                }
                 (
                     "POST",
                     "/search".to_string(),
@@ -85,6 +93,7 @@ impl Req {
         };
         Req {
             kind,
+            selector: selector.map(|s| s.split(':').next().unwrap_or(s).trim().to_string()),
             method,
             path,
             body,
@@ -125,7 +134,7 @@ pub(crate) fn client(run: &Run, id: usize) {
     while !run.stopped() {
         let kind = Kind::pick(rng.next());
         let q = &run.queries[rng.next() as usize % run.queries.len()];
-        let req = Req::new(kind, q);
+        let req = Req::new(kind, q, run.args.selector.as_deref());
         let t = Instant::now();
         let result = conn
             .request(req.method, &req.path, req.body.as_deref())
@@ -167,6 +176,11 @@ fn check(req: &Req, r: &Reply) -> Result<u64> {
         Kind::Stats => (&v["stats"]["generation"], v["stats"]["notes"].is_u64()),
         Kind::Health => (&v["generation"], v["status"].is_string()),
     };
+    if let (Kind::Search | Kind::PostSearch, Some(want)) = (req.kind, &req.selector)
+        && v["selector"].as_str() != Some(want.as_str())
+    {
+        return Err(format!("not the selector {want}: {}", r.excerpt()));
+    }
     match generation.as_u64() {
         Some(g) if ok => Ok(g),
         _ => Err(format!("unexpected JSON: {}", r.excerpt())),
@@ -189,6 +203,24 @@ fn encode(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_search_asks_for_the_runs_selector() {
+        let get = Req::new(Kind::Search, "mosaic plot", Some("mmr:lambda=0.6"));
+        assert_eq!(
+            get.path,
+            "/search?q=mosaic%20plot&selector=mmr%3Alambda%3D0.6"
+        );
+        assert_eq!(get.selector.as_deref(), Some("mmr"));
+        let page = Req::new(Kind::PageSearch, "mosaic plot", Some("cds"));
+        assert!(page.path.ends_with("&selector=cds"), "{}", page.path);
+        let post = Req::new(Kind::PostSearch, "mosaic plot", Some("cds"));
+        let body: Value = serde_json::from_slice(post.body.as_deref().unwrap()).unwrap();
+        assert_eq!(body["selector"], "cds");
+        let plain = Req::new(Kind::Search, "mosaic plot", None);
+        assert_eq!(plain.path, "/search?q=mosaic%20plot");
+        assert!(Req::new(Kind::Stats, "q", Some("cds")).path == "/stats");
+    }
 
     #[test]
     fn typed_queries_cut_the_last_word() {
