@@ -13,7 +13,7 @@ use std::path::PathBuf;
     about = "Search engine for long documents: evidence sets from PDFs, Markdown, HTML and text"
 )]
 pub struct Cli {
-    /// Index folder, or a Milvus collection as milvus://HOST:PORT/COLLECTION[?crops=DIR]
+    /// Index folder, or a Milvus collection as milvus://HOST:PORT/COLLECTION[?crops=DIR&batch=N]
     /// [env: INDEXER_INDEX] [default: ./.indexer, or `index` in ./indexer.toml]
     #[arg(long, global = true, value_name = "DIR")]
     pub index: Option<PathBuf>,

@@ -1,7 +1,8 @@
 //! The index on a real Milvus server: milvus-lite from PyPI (`tools/milvus-deps`), started on
 //! loopback for each test with its own data folder. Ingest, incremental re-ingest, deletes,
 //! filters, search and `serve` over the collection, refused collections, two ingests at once
-//! into one collection, and a server killed and restarted in the middle of an ingest.
+//! into one collection, a server killed and restarted in the middle of an ingest, and an ingest
+//! killed in the middle of a batch upsert.
 
 use super::serve::{Guard, Server, free_port, heavy_lock};
 use super::{corpus, indexer, indexer_with, stderr, stdout};
@@ -442,4 +443,134 @@ fn concurrent_ingests_and_a_server_restart_lose_and_duplicate_nothing() {
     );
     let again = json(&indexer(dir, &["--index", &url, "stats", "--json"]));
     assert_eq!(again["stats"]["notes"], local["stats"]["notes"]);
+}
+
+/// The documents and notes a Milvus index counts (0 before an ingest has made the collection).
+fn counts(dir: &Path, url: &str) -> (u64, u64) {
+    let o = indexer(dir, &["--index", url, "stats", "--json"]);
+    serde_json::from_str::<Value>(&stdout(&o))
+        .map(|v| {
+            let s = &v["stats"];
+            (
+                s["documents"].as_u64().unwrap_or(0),
+                s["notes"].as_u64().unwrap_or(0),
+            )
+        })
+        .unwrap_or((0, 0))
+}
+
+/// Starts `indexer ingest folder` into `url` and kills it (SIGKILL) as soon as the index has
+/// more notes than `notes_before` and still `documents_before` documents: in the middle of a
+/// file's notes. Returns the counts after the kill.
+fn kill_while_writing(
+    dir: &Path,
+    url: &str,
+    folder: &str,
+    (documents_before, notes_before): (u64, u64),
+) -> (u64, u64) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_indexer"))
+        .args(["--index", url, "ingest", "--jobs", "1", folder])
+        .current_dir(dir)
+        .env("INDEXER_RUNTIME", super::runtime())
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    loop {
+        let (documents, notes) = counts(dir, url);
+        assert_eq!(documents, documents_before, "a file was finished first");
+        if notes > notes_before {
+            break;
+        }
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the ingest ended before any note was written"
+        );
+        assert!(
+            t0.elapsed() < Duration::from_secs(300),
+            "no note within 300 s"
+        );
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    counts(dir, url)
+}
+
+/// An ingest killed (kill -9) in the middle of a file's batch upserts, one note a request so
+/// that writing a file's notes takes long enough to land in: the next ingest writes the file
+/// again, whole and once; a file whose writing was killed and that is gone by the next ingest
+/// leaves no note behind; and after both, a third ingest has nothing to do.
+#[test]
+fn an_ingest_killed_in_a_batch_upsert_loses_and_duplicates_nothing() {
+    let _heavy = heavy_lock();
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path();
+    let Some(m) = Milvus::start(dir) else {
+        return;
+    };
+    let url = format!("{}?batch=1", m.url("killed"));
+    docs_dir(dir, "docs", &["lme4-lmer.pdf"]);
+    let o = indexer(dir, &["--index", "local", "ingest", "docs"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let local = json(&indexer(dir, &["--index", "local", "stats", "--json"]));
+    let notes = local["stats"]["notes"].as_u64().unwrap();
+
+    // Killed while the first file's notes go in: some are, the file is not a document.
+    let (documents, partial) = kill_while_writing(dir, &url, "docs", (0, 0));
+    assert_eq!(documents, 0);
+    assert!(
+        partial > 0 && partial < notes,
+        "{partial} of {notes} notes: the kill was not inside the file's upserts"
+    );
+    let o = indexer(dir, &["--index", &url, "ingest", "docs"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let remote = json(&indexer(dir, &["--index", &url, "stats", "--json"]));
+    assert_eq!(remote["stats"]["documents"], 1, "{remote}");
+    assert_eq!(remote["stats"]["notes"], notes, "{remote}\n{local}");
+    assert_eq!(
+        remote["stats"]["notes_by_kind"],
+        local["stats"]["notes_by_kind"]
+    );
+    assert_eq!(remote["documents"], local["documents"]);
+
+    // A second file killed while writing, then gone before the next ingest.
+    std::fs::copy(
+        corpus("vcd-strucplot.pdf"),
+        dir.join("docs/vcd-strucplot.pdf"),
+    )
+    .unwrap();
+    let (documents, with_orphans) = kill_while_writing(dir, &url, "docs", (1, notes));
+    println!("killed at {partial} of {notes} notes, then with {with_orphans} in all");
+    assert_eq!(documents, 1);
+    assert!(with_orphans > notes, "{with_orphans} notes");
+    std::fs::remove_file(dir.join("docs/vcd-strucplot.pdf")).unwrap();
+    let o = indexer(dir, &["--index", &url, "ingest", "docs"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let after = json(&indexer(dir, &["--index", &url, "stats", "--json"]));
+    assert_eq!(after["stats"]["notes"], notes, "{after}");
+    assert_eq!(after["documents"], local["documents"]);
+    assert_eq!(after["stats"]["failed_files"], 0, "{after}");
+
+    let o = indexer(dir, &["--index", &url, "ingest", "docs"]);
+    assert!(
+        stderr(&o).contains("0 added, 0 updated, 1 unchanged"),
+        "{}",
+        stderr(&o)
+    );
+    // The notes are the local index's, each once: every note a search returns is one of them.
+    let q = "fitting linear mixed-effects models with lmer";
+    let l = json(&indexer(
+        dir,
+        &["--index", "local", "query", q, "--format", "json"],
+    ));
+    let r = json(&indexer(
+        dir,
+        &["--index", &url, "query", q, "--format", "json"],
+    ));
+    let (l, r) = (hits(&l), hits(&r));
+    let ids: std::collections::HashSet<_> = r.iter().collect();
+    assert!(!r.is_empty() && ids.len() == r.len(), "a note twice: {r:?}");
+    assert!(r.iter().any(|h| l.contains(h)), "{r:?}\n{l:?}");
 }

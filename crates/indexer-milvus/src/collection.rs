@@ -16,9 +16,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Rows per upsert request (Milvus caps a request's size; 256 notes of 256 tokens with their
-/// JSON and a 768-d vector stay well under it).
-const UPSERT_ROWS: usize = 256;
 /// The most rows one query returns (Milvus's default `maxQueryResultWindow`, its cap on a
 /// query's offset plus limit).
 const QUERY_WINDOW: usize = 16_384;
@@ -296,7 +293,7 @@ impl Collection {
 
     /// Writes notes, replacing those with the same ids.
     pub fn upsert(&self, rows: &[NoteRow]) -> Result<()> {
-        for part in rows.chunks(UPSERT_ROWS) {
+        for part in rows.chunks(self.url.batch()) {
             let mut values = Vec::with_capacity(part.len());
             for r in part {
                 for (what, text) in [("text", &r.search), ("note", &r.note)] {

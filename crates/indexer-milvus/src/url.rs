@@ -1,4 +1,4 @@
-//! `milvus://HOST:PORT/COLLECTION[?crops=DIR]`: where the index is.
+//! `milvus://HOST:PORT/COLLECTION[?crops=DIR&batch=N]`: where the index is.
 
 use crate::{Error, Result};
 use std::path::PathBuf;
@@ -15,9 +15,21 @@ pub struct MilvusUrl {
     /// The folder of crop images, when the URL names one (`?crops=DIR`): it overrides the
     /// folder kept with the collection.
     pub crops: Option<PathBuf>,
+    /// Notes per upsert request, when the URL says (`?batch=N`): lower for a Milvus whose
+    /// gRPC message limit is below the default, [`MilvusUrl::DEFAULT_BATCH`].
+    pub batch: Option<usize>,
 }
 
 impl MilvusUrl {
+    /// Notes per upsert request unless the URL says (Milvus caps a request's size; 256 notes of
+    /// 256 tokens with their JSON and a 768-d vector stay well under its default limit).
+    pub const DEFAULT_BATCH: usize = 256;
+
+    /// Notes per upsert request.
+    pub fn batch(&self) -> usize {
+        self.batch.unwrap_or(MilvusUrl::DEFAULT_BATCH)
+    }
+
     /// Whether `s` is meant as a Milvus URL (it may still be a malformed one).
     pub fn is_milvus(s: &str) -> bool {
         s.starts_with("milvus://")
@@ -41,8 +53,13 @@ impl std::fmt::Display for MilvusUrl {
             "milvus://{}:{}/{}",
             self.host, self.port, self.collection
         )?;
+        let mut sep = '?';
         if let Some(c) = &self.crops {
-            write!(f, "?crops={}", c.display())?;
+            write!(f, "{sep}crops={}", c.display())?;
+            sep = '&';
+        }
+        if let Some(b) = self.batch {
+            write!(f, "{sep}batch={b}")?;
         }
         Ok(())
     }
@@ -92,11 +109,23 @@ impl std::str::FromStr for MilvusUrl {
                 "collection name {collection:?} must be a letter or _ then letters, digits or _"
             )));
         }
-        let mut crops = None;
+        let (mut crops, mut batch) = (None, None);
         for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
             match pair.split_once('=') {
                 Some(("crops", v)) if !v.is_empty() => crops = Some(PathBuf::from(v)),
-                _ => return Err(bad(&format!("unknown parameter {pair:?} (only crops=DIR)"))),
+                Some(("batch", v)) => match v.parse::<usize>() {
+                    Ok(n) if n >= 1 => batch = Some(n),
+                    _ => {
+                        return Err(bad(&format!(
+                            "batch={v:?} is not a number of notes above 0"
+                        )));
+                    }
+                },
+                _ => {
+                    return Err(bad(&format!(
+                        "unknown parameter {pair:?} (only crops=DIR and batch=N)"
+                    )));
+                }
             }
         }
         Ok(MilvusUrl {
@@ -104,6 +133,7 @@ impl std::str::FromStr for MilvusUrl {
             port,
             collection: collection.to_string(),
             crops,
+            batch,
         })
     }
 }
@@ -111,6 +141,7 @@ impl std::str::FromStr for MilvusUrl {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     #[test]
     fn parses_host_port_collection_and_crops() {
@@ -126,8 +157,13 @@ mod tests {
             "milvus://127.0.0.1:19531/docs?crops=/srv/crops"
         );
         assert_eq!(u.endpoint(), "http://127.0.0.1:19531");
+        assert_eq!(u.batch(), MilvusUrl::DEFAULT_BATCH);
         let d: MilvusUrl = "milvus://db/notes_v2".parse().unwrap();
         assert_eq!((d.port, d.collection.as_str()), (DEFAULT_PORT, "notes_v2"));
+        let b: MilvusUrl = "milvus://db/notes?batch=16&crops=/c".parse().unwrap();
+        assert_eq!((b.batch(), b.crops.as_deref()), (16, Some(Path::new("/c"))));
+        assert_eq!(b.to_string(), "milvus://db:19530/notes?crops=/c&batch=16");
+        assert_eq!(b.to_string().parse::<MilvusUrl>().unwrap(), b);
     }
 
     #[test]
@@ -139,6 +175,8 @@ mod tests {
             ("milvus://h:1/a-b", "collection name"),
             ("milvus://:1/c", "no host"),
             ("milvus://h:1/c?x=1", "unknown parameter"),
+            ("milvus://h:1/c?batch=0", "batch=\"0\""),
+            ("milvus://h:1/c?batch=many", "batch=\"many\""),
             ("http://h:1/c", "does not start"),
         ] {
             let e = s.parse::<MilvusUrl>().unwrap_err().to_string();

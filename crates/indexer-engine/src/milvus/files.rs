@@ -18,6 +18,12 @@ pub(super) struct FileInfo {
     pub(super) pages_without_text: Vec<u32>,
     /// Why the file could not be indexed; `None` when it was.
     pub(super) failure: Option<String>,
+    /// Its notes are being written: the row of a new file, put before its first note and
+    /// replaced by the file's own row after its last. A row still marked so is of an ingest
+    /// that died while writing; its hash is empty, so the next ingest writes the file again,
+    /// or, when the file is gone, deletes the notes it left. Not a document to readers.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(super) writing: bool,
 }
 
 pub(super) fn file_rows(col: &Collection) -> Result<Vec<(FileRow, FileInfo)>> {

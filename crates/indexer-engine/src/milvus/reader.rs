@@ -113,9 +113,10 @@ impl Reader for MilvusReader {
 
     fn stats(&self) -> Result<Stats> {
         let rows = file_rows(&self.col)?;
+        let rows = rows.iter().filter(|(_, i)| !i.writing);
         let mut by_kind: BTreeMap<NoteKind, u64> = NoteKind::ALL.iter().map(|k| (*k, 0)).collect();
         let (mut documents, mut pages, mut failed) = (0, 0u64, 0);
-        for (_, i) in &rows {
+        for (_, i) in rows {
             if i.failure.is_some() {
                 failed += 1;
                 continue;
@@ -143,7 +144,7 @@ impl Reader for MilvusReader {
     fn documents(&self) -> Result<Vec<DocumentInfo>> {
         let mut docs: Vec<DocumentInfo> = file_rows(&self.col)?
             .into_iter()
-            .filter(|(_, i)| i.failure.is_none())
+            .filter(|(_, i)| i.failure.is_none() && !i.writing)
             .map(|(r, i)| DocumentInfo {
                 doc: r.doc,
                 hash: r.hash,

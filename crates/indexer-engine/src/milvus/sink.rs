@@ -11,7 +11,10 @@ use std::path::PathBuf;
 /// Ingest into a Milvus index. Each file is written whole when it is done (notes upserted by
 /// id, the file's notes that the new parse did not make deleted, then the file's row), so
 /// there is nothing to commit but a flush, and an ingest that dies leaves every finished file
-/// in place.
+/// in place. A new file has a row before its first note is written, marked as being written
+/// and with no hash ([`FileInfo::writing`]): an ingest killed in the middle of its notes
+/// leaves a row that the next ingest sees as changed (and writes again) or, when the file
+/// is gone, removes with the notes. A file already in has its old row until its new one.
 pub(crate) struct MilvusSink {
     col: Collection,
     rows: HashMap<String, (FileRow, FileInfo)>,
@@ -97,6 +100,14 @@ impl Sink for MilvusSink {
         vectors: Vec<f32>,
         searched: &[String],
     ) -> Result<()> {
+        if !self.rows.contains_key(&doc.doc) {
+            let writing = FileInfo {
+                settings: self.settings.clone(),
+                writing: true,
+                ..FileInfo::default()
+            };
+            self.put(&doc.doc, "", writing)?;
+        }
         let dim = self.col.info().dim;
         let mut rows = Vec::with_capacity(doc.notes.len());
         let mut by_kind: BTreeMap<NoteKind, u64> = BTreeMap::new();
@@ -136,6 +147,7 @@ impl Sink for MilvusSink {
             by_kind,
             pages_without_text: doc.pages_without_text,
             failure: None,
+            writing: false,
         };
         self.put(&doc.doc, &doc.hash, info)
     }
