@@ -1,7 +1,9 @@
 //! The example commands of the README and of `docs/`: every `indexer ...` line of a `sh`
 //! block is one the binary accepts (its arguments parsed, `--help` appended so nothing needs
 //! an index, a model server or Milvus), so an example cannot name a flag, a subcommand or a
-//! value that is gone.
+//! value that is gone. The README's examples that need no model server, Milvus or a folder of
+//! the reader's own also run, in order, over the README's `./corpus` (two real PDFs), and each
+//! must succeed.
 
 use std::path::{Path, PathBuf};
 
@@ -103,4 +105,73 @@ fn the_splitter_and_the_reader_of_blocks() {
         example_commands(md),
         ["indexer ingest a", "indexer eval --q x  --budgets 3"]
     );
+}
+
+/// Whether an example needs what a test does not have: a model server (`ask`), a port held
+/// open (`serve`), Milvus, gold questions (`eval`) or the reader's own folders (`~`).
+fn needs_more_than_a_corpus(args: &[String]) -> bool {
+    args.iter()
+        .any(|a| a.starts_with("milvus://") || a.starts_with('~') || a.starts_with("--index"))
+        || args
+            .iter()
+            .find(|a| !a.starts_with('-'))
+            .is_some_and(|cmd| ["ask", "serve", "eval", "mcp"].contains(&cmd.as_str()))
+}
+
+#[test]
+fn readme_examples_run_over_its_corpus() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let md = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path();
+    std::fs::create_dir_all(dir.join("corpus/vcd")).unwrap();
+    std::fs::copy(
+        super::corpus("lme4-lmer.pdf"),
+        dir.join("corpus/lme4-lmer.pdf"),
+    )
+    .unwrap();
+    std::fs::copy(
+        super::corpus("vcd-strucplot.pdf"),
+        dir.join("corpus/vcd/strucplot.pdf"),
+    )
+    .unwrap();
+    let mut ran = Vec::new();
+    for cmd in example_commands(&md) {
+        let mut args = words(&cmd);
+        args.remove(0);
+        if needs_more_than_a_corpus(&args) {
+            continue;
+        }
+        let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = super::indexer(dir, &argv);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "README: `{cmd}` fails:\n{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(
+            !(o.stdout.is_empty() && o.stderr.is_empty()),
+            "README: `{cmd}` prints nothing"
+        );
+        if args
+            .windows(2)
+            .any(|w| w[0] == "--format" && w[1] == "json")
+        {
+            let v = super::json(&o);
+            assert!(
+                v["hits"].as_array().is_some_and(|h| !h.is_empty()),
+                "`{cmd}`: {v}"
+            );
+        }
+        ran.push(args[0].clone());
+    }
+    // The quick look of the first screen and the Query section: ingest, queries, show.
+    for cmd in ["ingest", "query", "show"] {
+        assert!(
+            ran.iter().any(|r| r == cmd),
+            "no README example of {cmd} ran: {ran:?}"
+        );
+    }
+    assert!(ran.len() >= 5, "{ran:?}");
 }
