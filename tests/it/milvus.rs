@@ -213,6 +213,35 @@ fn ingest_search_and_serve_over_milvus() {
         let p = h["note"]["page"].as_u64().unwrap();
         assert!((2..=4).contains(&p), "page {p}");
     }
+    // A search limited to a document runs the local first stage over a local index of its
+    // notes (its words weighed within it, five fields, feedback): the evidence of a local
+    // index of the same files, nearly note for note (feedback weighs its terms by the whole
+    // index, here two documents against one).
+    for (q, doc) in [
+        (
+            "how are the tiles of a mosaic plot shaded",
+            "vcd-strucplot.pdf",
+        ),
+        ("which optimizer does lmer use by default", "lme4-lmer.pdf"),
+    ] {
+        let args = |index: &str| {
+            indexer(
+                dir,
+                &[
+                    "--index", index, "query", q, "--doc", doc, "--format", "json",
+                ],
+            )
+        };
+        let (l, r) = (hits(&json(&args("local"))), hits(&json(&args(&url))));
+        assert_eq!(r.len(), l.len(), "{q}");
+        assert_eq!(r[0], l[0], "{q}: the best note");
+        let shared = r.iter().filter(|h| l.contains(h)).count();
+        assert!(
+            shared * 10 >= l.len() * 8,
+            "{q}: {shared} of {} notes shared\n{r:?}\n{l:?}",
+            l.len()
+        );
+    }
     let v = json(&indexer(
         dir,
         &[

@@ -122,7 +122,7 @@ impl Engine {
     /// The prefix and typo expansions `matching` asks for of a query's words, in the index
     /// being served now.
     pub fn expand(&self, query: &str, matching: Matching) -> Result<Expansions> {
-        self.index().expand(query, matching)
+        self.index().expand(query, matching, &Filter::default())
     }
 
     /// The query's vector as the search embeds it: the query with the words the index does
@@ -157,7 +157,7 @@ impl Engine {
     ) -> Result<SearchedQuestion<'q>> {
         let scope = crate::reader::ReaderScope::new(backend.as_ref(), filter);
         let rewritten = crate::rewrite::rewrite(question, rules, &scope)?;
-        let expansions = backend.expand(&rewritten.searched, matching)?;
+        let expansions = backend.expand(&rewritten.searched, matching, filter)?;
         let vector = self.embed_expanded(&rewritten.searched, &expansions)?;
         Ok(SearchedQuestion::new(rewritten, expansions, vector))
     }

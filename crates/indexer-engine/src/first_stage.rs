@@ -18,7 +18,8 @@ pub struct FirstStage {
     /// k: candidates from each of BM25 and vectors, before fusion.
     pub candidates: usize,
     pub fusion: Fusion,
-    /// Pseudo-relevance feedback (local indexes; the Milvus backend has none).
+    /// Pseudo-relevance feedback (local indexes, and a Milvus index's searches filtered to a
+    /// few documents: `milvus/scoped.rs`).
     pub feedback: bool,
 }
 

@@ -85,7 +85,7 @@ impl Reader for LocalReader {
     }
 
     /// Prefix and typo expansions from the index's term dictionaries.
-    fn expand(&self, text: &str, matching: Matching) -> Result<Expansions> {
+    fn expand(&self, text: &str, matching: Matching, _filter: &Filter) -> Result<Expansions> {
         Ok(self.index.expand(text, matching)?)
     }
 

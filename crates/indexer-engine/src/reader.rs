@@ -31,8 +31,10 @@ pub(crate) trait Reader: Send + Sync + std::fmt::Debug {
     fn all_notes(&self) -> Result<Vec<Note>>;
     /// The notes of a document with their vectors, in document order.
     fn document_notes(&self, doc: &str) -> Result<Vec<(Note, Vec<f32>)>>;
-    /// The completions and corrections `matching` asks for of the words of `text`.
-    fn expand(&self, text: &str, matching: Matching) -> Result<Expansions>;
+    /// The completions and corrections `matching` asks for of the words of `text`, among the
+    /// words of the notes `filter` lets through where the index can say (a Milvus index
+    /// only for a search limited to a few documents).
+    fn expand(&self, text: &str, matching: Matching, filter: &Filter) -> Result<Expansions>;
     /// The first stage: the top candidates of BM25 (the question's words and expansions) and
     /// of the vectors, fused as `stage` says, with `filter` applied inside both searches.
     fn first_stage(

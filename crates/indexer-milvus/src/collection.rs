@@ -16,6 +16,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// Notes (their JSON and vector) read by one query: a reply must stay under gRPC's 4 MiB
+/// message limit, and a long note's JSON with its vector takes up to about 16 KiB.
+const NOTES_PER_READ: usize = 128;
 /// The most rows one query returns (Milvus's default `maxQueryResultWindow`, its cap on a
 /// query's offset plus limit).
 const QUERY_WINDOW: usize = 16_384;
@@ -431,17 +434,18 @@ impl Collection {
     }
 
     /// Notes that `filter` selects, with their JSON and vectors (score 0). Read a document at
-    /// a time (the documents of the filter, else every file's), and a document whose notes
-    /// fill a query's window in halves of its page range.
+    /// a time (the documents of the filter, else every file's): first the ids of its notes (a
+    /// document whose notes fill a query's window in halves of its page range), then the
+    /// notes by id, [`NOTES_PER_READ`] a query.
     pub fn notes(&self, filter: &Filter) -> Result<Vec<Hit>> {
         let docs = if filter.docs.is_empty() {
             self.files()?.into_iter().map(|f| f.doc).collect()
         } else {
             filter.docs.clone()
         };
-        let fields = [schema::ID, schema::NOTE, schema::DENSE];
         let mut out = Vec::new();
         for doc in docs {
+            let mut ids = Vec::new();
             let mut ranges = vec![filter.pages.unwrap_or((0, u32::MAX))];
             while let Some((lo, hi)) = ranges.pop() {
                 let f = Filter {
@@ -455,28 +459,27 @@ impl Collection {
                     schema::PAGE,
                     schema::PAGE
                 );
-                let rows = self.query(&self.url.collection, expr, &fields)?;
+                let rows = self.query(&self.url.collection, expr, &[schema::ID])?;
                 if rows.len() >= QUERY_WINDOW && lo < hi {
                     let mid = lo + (hi - lo) / 2;
                     ranges.push((lo, mid));
                     ranges.push((mid + 1, hi));
                     continue;
                 }
-                for r in &rows {
-                    out.push(hit_of(r, 0.0)?);
-                }
+                ids.extend(
+                    rows.iter()
+                        .filter_map(|r| r.get(schema::ID)?.as_str().map(str::to_string)),
+                );
             }
+            out.extend(self.get(&ids)?);
         }
         Ok(out)
     }
 
     /// Notes by id, in no particular order; ids that are not there are left out.
     pub fn get(&self, ids: &[String]) -> Result<Vec<Hit>> {
-        if ids.is_empty() {
-            return Ok(Vec::new());
-        }
         let mut rows = Vec::new();
-        for part in ids.chunks(QUERY_WINDOW) {
+        for part in ids.chunks(NOTES_PER_READ) {
             rows.extend(self.query(
                 &self.url.collection,
                 one_of(schema::ID, part),

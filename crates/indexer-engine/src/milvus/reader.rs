@@ -56,16 +56,21 @@ fn document_order(n: &Note) -> (String, u32, u64, String) {
 #[derive(Debug)]
 pub(crate) struct MilvusReader {
     col: Collection,
-    /// Each document's page count, read from the files collection at most every
-    /// [`PAGES_FRESH_FOR`]: the learned ranking reads it for every candidate of a search.
-    pages: std::sync::Mutex<Option<(std::time::Instant, HashMap<String, u32>)>>,
-    /// The documents' names, read as the page counts are.
-    names: std::sync::Mutex<
-        Option<(
-            std::time::Instant,
-            std::sync::Arc<crate::rewrite::DocumentNames>,
-        )>,
-    >,
+    /// The documents of the files collection, read at most every [`PAGES_FRESH_FOR`]: the
+    /// learned ranking reads a document's page count for every candidate of a search, the
+    /// rewrite stage the names, a filtered search the documents' hashes.
+    listing: std::sync::Mutex<Option<(std::time::Instant, std::sync::Arc<Listing>)>>,
+    /// The local indexes of the few documents searches were filtered to.
+    scopes: super::scoped::Scopes,
+}
+
+/// The documents as [`MilvusReader`] keeps them between two reads of the files collection.
+#[derive(Debug)]
+struct Listing {
+    docs: Vec<DocumentInfo>,
+    by_id: HashMap<String, usize>,
+    /// Made the first time a question is read for them.
+    names: std::sync::OnceLock<std::sync::Arc<crate::rewrite::DocumentNames>>,
 }
 
 /// How long the page counts read from the files collection are used before they are read
@@ -76,9 +81,52 @@ impl MilvusReader {
     pub(crate) fn open(url: &MilvusUrl) -> Result<MilvusReader> {
         Ok(MilvusReader {
             col: Collection::open(url)?,
-            pages: std::sync::Mutex::new(None),
-            names: std::sync::Mutex::new(None),
+            listing: std::sync::Mutex::new(None),
+            scopes: super::scoped::Scopes::default(),
         })
+    }
+
+    /// The local index of the documents `filter` is limited to, when it names some and they
+    /// are few enough ([`super::scoped`]).
+    fn scope(&self, filter: &Filter) -> Result<Option<std::sync::Arc<crate::local::LocalReader>>> {
+        if filter.docs.is_empty() {
+            return Ok(None);
+        }
+        let listing = self.listing()?;
+        let Some(docs) = filter
+            .docs
+            .iter()
+            .map(|d| listing.by_id.get(d).map(|&i| listing.docs[i].clone()))
+            .collect::<Option<Vec<DocumentInfo>>>()
+        else {
+            return Ok(None);
+        };
+        self.scopes.of(&docs, self.model_id(), self.dim(), |doc| {
+            self.document_notes(doc)
+        })
+    }
+
+    /// The documents, as read from the files collection at most [`PAGES_FRESH_FOR`] ago.
+    fn listing(&self) -> Result<std::sync::Arc<Listing>> {
+        let mut cached = self.listing.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((at, l)) = cached.as_ref()
+            && at.elapsed() <= PAGES_FRESH_FOR
+        {
+            return Ok(l.clone());
+        }
+        let docs = self.documents()?;
+        let by_id = docs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (d.doc.clone(), i))
+            .collect();
+        let l = std::sync::Arc::new(Listing {
+            docs,
+            by_id,
+            names: std::sync::OnceLock::new(),
+        });
+        *cached = Some((std::time::Instant::now(), l.clone()));
+        Ok(l)
     }
 
     /// The notes of `filter` with their vectors, by document then document order.
@@ -205,19 +253,28 @@ impl Reader for MilvusReader {
         })
     }
 
-    /// Milvus does not expose its terms: the words match as typed.
-    fn expand(&self, _text: &str, _matching: Matching) -> Result<Expansions> {
-        Ok(Expansions::default())
+    /// Milvus does not expose its terms: the words match as typed, but in a search limited
+    /// to a few documents, whose local index has them ([`super::scoped`]).
+    fn expand(&self, text: &str, matching: Matching, filter: &Filter) -> Result<Expansions> {
+        match self.scope(filter)? {
+            Some(local) => local.expand(text, matching, filter),
+            None => Ok(Expansions::default()),
+        }
     }
 
-    /// The first stage: Milvus's BM25 list and its vector list, each with its scores and
-    /// ranks, fused by [`indexer_index::fuse`] as a local index fuses them.
+    /// The first stage: over a local index of the filter's documents when the search is
+    /// limited to a few ([`super::scoped`]); else Milvus's BM25 list and its vector list,
+    /// each with its scores and ranks, fused by [`indexer_index::fuse`] as a local index
+    /// fuses them.
     fn first_stage(
         &self,
         question: &SearchedQuestion<'_>,
         filter: &Filter,
         stage: FirstStage,
     ) -> Result<Pool> {
+        if let Some(local) = self.scope(filter)? {
+            return local.first_stage(question, filter, stage);
+        }
         // Milvus's BM25 function takes text, not weighted terms: no feedback here.
         let (query, vector, k, fusion) = (
             question.searched.as_ref(),
@@ -300,31 +357,15 @@ impl Reader for MilvusReader {
     }
 
     fn document_names(&self) -> Result<std::sync::Arc<crate::rewrite::DocumentNames>> {
-        let mut cached = self.names.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((at, names)) = cached.as_ref()
-            && at.elapsed() <= PAGES_FRESH_FOR
-        {
-            return Ok(names.clone());
-        }
-        let names = std::sync::Arc::new(crate::rewrite::DocumentNames::new(&self.documents()?));
-        *cached = Some((std::time::Instant::now(), names.clone()));
-        Ok(names)
+        let l = self.listing()?;
+        Ok(l.names
+            .get_or_init(|| std::sync::Arc::new(crate::rewrite::DocumentNames::new(&l.docs)))
+            .clone())
     }
 
     fn document_pages(&self, doc: &str) -> Result<Option<u32>> {
-        let mut cached = self.pages.lock().unwrap_or_else(|e| e.into_inner());
-        let stale = cached
-            .as_ref()
-            .is_none_or(|(at, _)| at.elapsed() > PAGES_FRESH_FOR);
-        if stale {
-            let pages = self
-                .documents()?
-                .into_iter()
-                .map(|d| (d.doc, d.pages))
-                .collect();
-            *cached = Some((std::time::Instant::now(), pages));
-        }
-        Ok(cached.as_ref().and_then(|(_, p)| p.get(doc).copied()))
+        let l = self.listing()?;
+        Ok(l.by_id.get(doc).map(|&i| l.docs[i].pages))
     }
 
     fn bm25_notes(&self, text: &str, k: usize, filter: &Filter) -> Result<Vec<Note>> {
