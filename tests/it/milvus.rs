@@ -118,6 +118,14 @@ fn docs_dir(dir: &Path, name: &str, pdfs: &[&str]) -> PathBuf {
     d
 }
 
+/// The (document, note id) hits of `indexer query Q --format json` over `index`, with `more`
+/// arguments.
+fn query_hits(dir: &Path, index: &str, q: &str, more: &[&str]) -> Vec<(String, String)> {
+    let mut args = vec!["--index", index, "query", q, "--format", "json"];
+    args.extend_from_slice(more);
+    hits(&json(&indexer(dir, &args)))
+}
+
 fn hits(v: &Value) -> Vec<(String, String)> {
     v["hits"]
         .as_array()
@@ -172,15 +180,10 @@ fn ingest_search_and_serve_over_milvus() {
         "how are the tiles of a mosaic plot shaded",
         "fitting linear mixed-effects models with lmer",
     ] {
-        let l = json(&indexer(
-            dir,
-            &["--index", "local", "query", q, "--format", "json"],
-        ));
-        let r = json(&indexer(
-            dir,
-            &["--index", &url, "query", q, "--format", "json"],
-        ));
-        let (l, r) = (hits(&l), hits(&r));
+        let (l, r) = (
+            query_hits(dir, "local", q, &[]),
+            query_hits(dir, &url, q, &[]),
+        );
         assert_eq!(r.len(), l.len(), "{q}");
         assert_eq!(r[0].0, l[0].0, "{q}: top document");
         let shared = r.iter().filter(|h| l.contains(h)).count();
@@ -224,15 +227,10 @@ fn ingest_search_and_serve_over_milvus() {
         ),
         ("which optimizer does lmer use by default", "lme4-lmer.pdf"),
     ] {
-        let args = |index: &str| {
-            indexer(
-                dir,
-                &[
-                    "--index", index, "query", q, "--doc", doc, "--format", "json",
-                ],
-            )
-        };
-        let (l, r) = (hits(&json(&args("local"))), hits(&json(&args(&url))));
+        let (l, r) = (
+            query_hits(dir, "local", q, &["--doc", doc]),
+            query_hits(dir, &url, q, &["--doc", doc]),
+        );
         assert_eq!(r.len(), l.len(), "{q}");
         assert_eq!(r[0], l[0], "{q}: the best note");
         let shared = r.iter().filter(|h| l.contains(h)).count();
@@ -590,15 +588,10 @@ fn an_ingest_killed_in_a_batch_upsert_loses_and_duplicates_nothing() {
     );
     // The notes are the local index's, each once: every note a search returns is one of them.
     let q = "fitting linear mixed-effects models with lmer";
-    let l = json(&indexer(
-        dir,
-        &["--index", "local", "query", q, "--format", "json"],
-    ));
-    let r = json(&indexer(
-        dir,
-        &["--index", &url, "query", q, "--format", "json"],
-    ));
-    let (l, r) = (hits(&l), hits(&r));
+    let (l, r) = (
+        query_hits(dir, "local", q, &[]),
+        query_hits(dir, &url, q, &[]),
+    );
     let ids: std::collections::HashSet<_> = r.iter().collect();
     assert!(!r.is_empty() && ids.len() == r.len(), "a note twice: {r:?}");
     assert!(r.iter().any(|h| l.contains(h)), "{r:?}\n{l:?}");
